@@ -1,0 +1,49 @@
+import fastifyCookie from '@fastify/cookie';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
+import { AppModule } from './app.module.js';
+import { createValidationPipe } from './common/errors/validation.js';
+import type { AppConfig } from './infra/config/app-config.js';
+import type { DatabaseConnection } from './infra/database/database-connection.js';
+import { registerJsonBodyParser } from './infra/http/json-body-parser.js';
+import { registerOpenApi } from './infra/http/openapi.js';
+import { requestIdFor } from './infra/http/request-id.js';
+import { NestPinoLogger } from './infra/logging/logger.js';
+
+export interface AppDependencies {
+  config: AppConfig;
+  database: DatabaseConnection;
+  logger: Logger;
+  schedulers?: boolean;
+}
+
+/** Builds the HTTP application: Fastify, the problem envelope for every failure, validation, docs. */
+export async function createApp({ config, database, logger, schedulers }: AppDependencies): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    loggerInstance: logger,
+    genReqId: requestIdFor,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database, { schedulers }), adapter, {
+    logger: new NestPinoLogger(logger),
+    abortOnError: false,
+    bodyParser: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  registerJsonBodyParser(fastify);
+  await app.register(fastifyCookie);
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  fastify.addHook('preHandler', async (request) => {
+    request.body ??= {};
+  });
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  registerOpenApi(app);
+  await app.init();
+  return app;
+}

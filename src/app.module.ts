@@ -1,0 +1,31 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
+import { AuthModule } from './auth/auth.module.js';
+import { ProblemFilter } from './common/errors/problem.filter.js';
+import { HealthModule } from './health/health.module.js';
+import type { AppConfig } from './infra/config/app-config.js';
+import { ConfigModule } from './infra/config/config.module.js';
+import type { DatabaseConnection } from './infra/database/database-connection.js';
+import { DatabaseModule } from './infra/database/database.module.js';
+import { StorefrontModule } from './storefront/storefront.module.js';
+import { StoresModule } from './stores/stores.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, database: DatabaseConnection, options: { schedulers?: boolean } = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database),
+        ...(options.schedulers === false ? [] : [ScheduleModule.forRoot()]),
+        StoresModule,
+        AuthModule,
+        StorefrontModule,
+        HealthModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
+    };
+  }
+}

@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { StoresModule } from '../stores/stores.module.js';
+import { AccessGuard } from './access/access.guard.js';
+import { AuthController } from './auth.controller.js';
+import { JwksController } from './jwks.controller.js';
+import { ApiKeyRateLimitGuard } from './rate-limit/api-key-rate-limit.guard.js';
+import type { RateLimitStore } from './rate-limit/fixed-window.js';
+import { RATE_LIMIT_STORE, RateLimitStoreModule } from './rate-limit/rate-limit-store.module.js';
+import { SessionService } from './session.service.js';
+import { SigningModule } from './signing/signing.module.js';
+import { TokenService } from './token.service.js';
+
+@Module({
+  imports: [
+    StoresModule,
+    SigningModule,
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitStoreModule],
+      inject: [RATE_LIMIT_STORE],
+      useFactory: (store: RateLimitStore) => ApiKeyRateLimitGuard.options(store),
+    }),
+  ],
+  controllers: [AuthController, JwksController],
+  providers: [
+    TokenService,
+    SessionService,
+    // Order matters: the access guard resolves the key the rate limiter counts.
+    { provide: APP_GUARD, useClass: AccessGuard },
+    { provide: APP_GUARD, useClass: ApiKeyRateLimitGuard },
+  ],
+  exports: [TokenService, SessionService],
+})
+export class AuthModule {}

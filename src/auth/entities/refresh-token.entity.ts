@@ -1,0 +1,19 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { Session } from './session.entity.js';
+
+const RefreshTokenSchema = defineEntity({
+  name: 'RefreshToken',
+  tableName: 'refresh_tokens',
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    session: () => p.manyToOne(Session).mapToPk().index(),
+    /** SHA-256 of the opaque token. */
+    tokenHash: p.string().length(64).unique(),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    expiresAt: p.datetime(),
+    consumedAt: p.datetime().nullable(),
+  },
+});
+
+export class RefreshToken extends RefreshTokenSchema.class {}
+RefreshTokenSchema.setClass(RefreshToken);

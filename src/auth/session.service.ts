@@ -1,0 +1,180 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
+import { createHash } from 'node:crypto';
+import { ApiError } from '../common/errors/api-error.js';
+import { AppConfig } from '../infra/config/app-config.js';
+import { randomToken, sha256Hex } from '../infra/crypto/secrets.js';
+import type { ResolvedApiKey } from '../stores/api-key.service.js';
+import { isScope, type Scope } from './access/scopes.js';
+import type { Transport } from './entities/session.entity.js';
+import { REFRESH_TOKEN_TTL_SECONDS } from './token-lifetimes.js';
+import { TokenService } from './token.service.js';
+
+const REFRESH_TOKEN_PREFIX = 'rt_';
+const REFRESH_TOKEN_PATTERN = /^rt_[A-Za-z0-9_-]{43}$/;
+
+export interface IssuedSession {
+  sessionId: string;
+  scopes: Scope[];
+  transport: Transport;
+  accessToken: string;
+  accessTokenExpiresAt: Date;
+  refreshToken: string;
+  refreshTokenExpiresAt: Date;
+  /** Cookie transport only: the double-submit token the client echoes in `X-CSRF-Token`. */
+  csrfToken?: string;
+}
+
+interface SessionRow {
+  session_id: string;
+  store_id: string;
+  scopes: Scope[];
+  transport: Transport;
+}
+
+interface RefreshLookupRow extends SessionRow {
+  token_id: string;
+  api_key_id: string;
+  key_revoked: boolean;
+  session_revoked: boolean;
+  expired: boolean;
+  consumed_seconds_ago: number | null;
+}
+
+type RefreshOutcome =
+  | { kind: 'issued'; session: SessionRow; refreshToken: string; refreshTokenExpiresAt: Date }
+  | { kind: 'refused'; code: 'INVALID_REFRESH_TOKEN' | 'INVALID_API_KEY' | 'REFRESH_TOKEN_REUSED' }
+  | { kind: 'reused'; sessionId: string };
+
+export function csrfHash(csrfToken: string): string {
+  return createHash('sha256').update(csrfToken).digest('base64url').slice(0, 22);
+}
+
+/**
+ * Sessions and their refresh tokens. The hot paths are single SQL statements: a mint is one
+ * round trip, and a refresh consumes its token with one conditional UPDATE, so of many concurrent
+ * refreshes with one token exactly one can win.
+ */
+@Injectable()
+export class SessionService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly tokens: TokenService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async mint(key: ResolvedApiKey, transport: Transport, requestedScopes?: string[]): Promise<IssuedSession> {
+    const scopes = narrowScopes(key.scopes, requestedScopes);
+    const refreshToken = REFRESH_TOKEN_PREFIX + randomToken(32);
+    const { rows } = await sql<SessionRow & { refresh_expires_at: Date }>`
+      with session as (
+        insert into sessions (store_id, api_key_id, scopes, transport)
+        select store_id, id, ${scopes}::text[], ${transport} from api_keys where id = ${key.id} and revoked_at is null
+        returning id, store_id, scopes, transport
+      ), token as (
+        insert into refresh_tokens (session_id, token_hash, expires_at)
+        select id, ${sha256Hex(refreshToken)}, now() + make_interval(secs => ${REFRESH_TOKEN_TTL_SECONDS}) from session
+        returning expires_at
+      )
+      select session.id as session_id, session.store_id, session.scopes, session.transport, token.expires_at as refresh_expires_at
+      from session, token`.execute(this.em.fork().getKysely());
+    if (rows.length === 0) throw new ApiError('INVALID_API_KEY');
+    const [row] = rows;
+    return this.issue(row, refreshToken, new Date(row.refresh_expires_at));
+  }
+
+  async refresh(key: ResolvedApiKey, presentedToken: string | undefined): Promise<IssuedSession> {
+    if (!presentedToken || !REFRESH_TOKEN_PATTERN.test(presentedToken)) throw new ApiError('INVALID_REFRESH_TOKEN');
+    const outcome = await this.consume(key, sha256Hex(presentedToken));
+    switch (outcome.kind) {
+      case 'issued':
+        return this.issue(outcome.session, outcome.refreshToken, outcome.refreshTokenExpiresAt);
+      case 'reused':
+        await this.revoke(outcome.sessionId, 'refresh_token_reuse');
+        throw new ApiError('REFRESH_TOKEN_REUSED');
+      case 'refused':
+        throw new ApiError(outcome.code);
+    }
+  }
+
+  async revoke(sessionId: string, reason: string): Promise<void> {
+    await sql`update sessions set revoked_at = now(), revoked_reason = ${reason} where id = ${sessionId} and revoked_at is null`.execute(
+      this.em.fork().getKysely(),
+    );
+  }
+
+  private consume(key: ResolvedApiKey, tokenHash: string): Promise<RefreshOutcome> {
+    return this.em.fork().transactional(async (em): Promise<RefreshOutcome> => {
+      const db = em.getKysely();
+      const {
+        rows: [row],
+      } = await sql<RefreshLookupRow>`
+        select t.id as token_id, s.id as session_id, s.store_id, s.scopes, s.transport, s.api_key_id,
+               k.revoked_at is not null as key_revoked,
+               s.revoked_at is not null as session_revoked,
+               t.expires_at <= now() as expired,
+               extract(epoch from now() - t.consumed_at)::float8 as consumed_seconds_ago
+        from refresh_tokens t
+        join sessions s on s.id = t.session_id
+        join api_keys k on k.id = s.api_key_id
+        where t.token_hash = ${tokenHash}`.execute(db);
+      if (!row || row.api_key_id !== key.id) return { kind: 'refused', code: 'INVALID_REFRESH_TOKEN' };
+      if (row.key_revoked) return { kind: 'refused', code: 'INVALID_API_KEY' };
+      if (row.session_revoked || row.expired) return { kind: 'refused', code: 'INVALID_REFRESH_TOKEN' };
+      if (row.consumed_seconds_ago !== null) return this.replay(row);
+
+      const consumed = await sql`
+        update refresh_tokens set consumed_at = now() where id = ${row.token_id} and consumed_at is null returning id`.execute(db);
+      if (consumed.rows.length === 0) return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
+
+      const refreshToken = REFRESH_TOKEN_PREFIX + randomToken(32);
+      const {
+        rows: [inserted],
+      } = await sql<{ expires_at: Date }>`
+        insert into refresh_tokens (session_id, token_hash, expires_at)
+        values (${row.session_id}, ${sha256Hex(refreshToken)}, now() + make_interval(secs => ${REFRESH_TOKEN_TTL_SECONDS}))
+        returning expires_at`.execute(db);
+      return { kind: 'issued', session: row, refreshToken, refreshTokenExpiresAt: new Date(inserted.expires_at) };
+    });
+  }
+
+  /** RFC 9700 reuse detection, softened for racing tabs: inside the grace window a replay only fails. */
+  private replay(row: RefreshLookupRow): RefreshOutcome {
+    if ((row.consumed_seconds_ago ?? 0) <= this.config.REFRESH_REUSE_GRACE_SECONDS) {
+      return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
+    }
+    return { kind: 'reused', sessionId: row.session_id };
+  }
+
+  private async issue(session: SessionRow, refreshToken: string, refreshTokenExpiresAt: Date): Promise<IssuedSession> {
+    const csrfToken = session.transport === 'cookie' ? randomToken(24) : undefined;
+    const access = await this.tokens.sign({
+      sessionId: session.session_id,
+      storeId: session.store_id,
+      scopes: session.scopes,
+      transport: session.transport,
+      csrfHash: csrfToken ? csrfHash(csrfToken) : undefined,
+    });
+    return {
+      sessionId: session.session_id,
+      scopes: session.scopes,
+      transport: session.transport,
+      accessToken: access.token,
+      accessTokenExpiresAt: access.expiresAt,
+      refreshToken,
+      refreshTokenExpiresAt,
+      csrfToken,
+    };
+  }
+}
+
+/** Interface part 5.6: a mint may only narrow the key's scopes; unknown names and empty lists are refused. */
+export function narrowScopes(keyScopes: readonly Scope[], requested: string[] | undefined): Scope[] {
+  if (requested === undefined) return [...keyScopes];
+  const invalid = requested.filter((scope) => !isScope(scope) || !keyScopes.includes(scope));
+  if (requested.length === 0 || invalid.length > 0) {
+    throw new ApiError('INVALID_SCOPE', { details: { invalidScopes: invalid, allowedScopes: keyScopes } });
+  }
+  return keyScopes.filter((scope) => requested.includes(scope));
+}

@@ -1,0 +1,19 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { SigningModule } from '../auth/signing/signing.module.js';
+import type { AppConfig } from '../infra/config/app-config.js';
+import { ConfigModule } from '../infra/config/config.module.js';
+import type { DatabaseConnection } from '../infra/database/database-connection.js';
+import { DatabaseModule } from '../infra/database/database.module.js';
+import { StorefrontModule } from '../storefront/storefront.module.js';
+import { StoresModule } from '../stores/stores.module.js';
+
+/** What the operator's command line needs: no HTTP, no schedulers, no rate limiter. */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig, database: DatabaseConnection): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), StoresModule, SigningModule, StorefrontModule],
+    };
+  }
+}

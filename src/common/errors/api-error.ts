@@ -1,0 +1,38 @@
+import { ERRORS, type ErrorCode } from './error-catalogue.js';
+
+export interface FieldError {
+  field: string;
+  code: string;
+  message_en: string;
+  message_ar: string;
+}
+
+export interface Suggestion {
+  code: string;
+  message_en: string;
+  message_ar: string;
+  [detail: string]: unknown;
+}
+
+export interface ApiErrorOptions {
+  /** Extra members of the problem document, e.g. `requiredScope`. */
+  details?: Record<string, unknown>;
+  errors?: FieldError[];
+  suggestion?: Suggestion;
+  headers?: Record<string, string | number>;
+  /** Overrides the catalogue message when the generic one would hide what to do. */
+  message?: { en: string; ar: string };
+}
+
+/** The one way the service refuses a request: a catalogued code, answered as RFC 9457 problem JSON. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly options: ApiErrorOptions = {},
+  ) {
+    super(options.message?.en ?? ERRORS[code].message_en);
+    this.status = ERRORS[code].status;
+  }
+}

@@ -1,0 +1,68 @@
+import { HttpException } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from './api-error.js';
+import { ERRORS, type ErrorCode } from './error-catalogue.js';
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_BODY',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_BODY',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'MALFORMED_BODY',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_NOT_FOUND: 'NOT_FOUND',
+};
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'VALIDATION_FAILED',
+  401: 'UNAUTHENTICATED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** Turns anything thrown while serving a request into the catalogued ApiError it stands for. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  // Nest wraps errors raised by Fastify itself (body parsing, limits) in an HttpException.
+  if (error instanceof HttpException && error.cause) return toApiError(error.cause);
+  if (error instanceof ThrottlerException) return new ApiError('RATE_LIMITED');
+  if (error instanceof HttpException) return new ApiError(STATUS_CODES[error.getStatus()] ?? 'INTERNAL_ERROR');
+  const fastifyCode = (error as { code?: unknown })?.code;
+  if (typeof fastifyCode === 'string' && FASTIFY_CODES[fastifyCode]) return new ApiError(FASTIFY_CODES[fastifyCode]);
+  const statusCode = (error as { statusCode?: unknown })?.statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return new ApiError(STATUS_CODES[statusCode] ?? 'VALIDATION_FAILED');
+  }
+  return new ApiError('INTERNAL_ERROR');
+}
+
+/** Writes the RFC 9457 problem document of the contract (section 2). */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const apiError = toApiError(error);
+  const definition = ERRORS[apiError.code];
+  if (apiError.status >= 500) {
+    request.log.error({ err: error }, 'request failed');
+  }
+  const { details, errors, suggestion, headers, message } = apiError.options;
+  for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
+  return reply
+    .code(apiError.status)
+    .type('application/problem+json')
+    .send({
+      type: 'about:blank',
+      title: definition.title,
+      status: apiError.status,
+      code: apiError.code,
+      message_en: message?.en ?? definition.message_en,
+      message_ar: message?.ar ?? definition.message_ar,
+      requestId: request.id,
+      ...details,
+      ...(errors ? { errors } : {}),
+      ...(suggestion ? { suggestion } : {}),
+    });
+}

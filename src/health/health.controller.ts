@@ -1,0 +1,36 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { sql } from 'kysely';
+import { PublicRoute } from '../auth/access/decorators.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { ApiProblemResponses } from '../common/errors/openapi.js';
+
+@ApiTags('Health')
+@Controller('health')
+export class HealthController {
+  constructor(private readonly em: EntityManager) {}
+
+  @Get('live')
+  @PublicRoute()
+  @ApiOperation({ summary: 'The process is up' })
+  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @PublicRoute()
+  @ApiOperation({ summary: 'The service can serve: its database answers' })
+  @ApiOkResponse({ schema: { example: { status: 'ok', checks: { database: { status: 'up', latencyMs: 1 } } } } })
+  @ApiProblemResponses(['SERVICE_UNAVAILABLE'])
+  async ready() {
+    const started = performance.now();
+    try {
+      await sql`select 1`.execute(this.em.fork().getKysely());
+    } catch {
+      throw new ApiError('SERVICE_UNAVAILABLE', { details: { checks: { database: { status: 'down' } } } });
+    }
+    return { status: 'ok', checks: { database: { status: 'up', latencyMs: Math.round(performance.now() - started) } } };
+  }
+}

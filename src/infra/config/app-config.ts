@@ -1,0 +1,79 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import { resolve } from 'node:path';
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1';
+
+/**
+ * Every setting the service reads from its environment. Validated once at start-up; a bad value
+ * stops the process with a message naming the variable.
+ */
+export class AppConfig {
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsOptional() @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// connection URL' })
+  DATABASE_URL?: string = undefined;
+
+  @IsString()
+  DATA_DIR = '.data';
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  EMBEDDED_PG_PORT = 54329;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(500)
+  DATABASE_POOL_SIZE = 20;
+
+  @IsOptional() @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// URL' })
+  REDIS_URL?: string = undefined;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** Master key (32 bytes, base64) that encrypts token signing keys at rest. Generated under DATA_DIR when unset. */
+  @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be 32 bytes encoded as base64 (44 characters)' })
+  SECRET_KEY?: string = undefined;
+
+  /** Window after a refresh token is consumed in which a replay is refused without revoking the session. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(300)
+  REFRESH_REUSE_GRACE_SECONDS = 5;
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(365)
+  SIGNING_KEY_ROTATION_DAYS = 30;
+
+  @Transform(toInt) @IsInt() @Min(1024) @Max(50 * 1024 * 1024)
+  BODY_LIMIT_BYTES = 1024 * 1024;
+
+  /** Create a demo store with a seeded catalogue when the embedded database starts empty. */
+  @Transform(toBool) @IsBoolean()
+  DEMO_STORE_ON_FIRST_START = true;
+
+  /** Per-minute limit of keys issued without an explicit one. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  DEFAULT_KEY_RATE_LIMIT = 600;
+
+  get dataDir(): string {
+    return resolve(this.DATA_DIR);
+  }
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const known = Object.keys(new AppConfig());
+  const present = Object.fromEntries(known.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
+  const config = plainToInstance(AppConfig, present);
+  const errors = validateSync(config, { whitelist: true });
+  if (errors.length > 0) {
+    const lines = errors.map(
+      (error) => `  ${error.property}=${JSON.stringify(env[error.property])}: ${Object.values(error.constraints ?? {}).join('; ')}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return config;
+}

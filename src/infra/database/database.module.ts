@@ -1,0 +1,31 @@
+import { MikroOrmModule } from '@mikro-orm/nestjs';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+import { ChangeFeed } from './change-feed.js';
+import { DatabaseConnection } from './database-connection.js';
+import { MigrationRunner } from './migration-runner.js';
+import { ormOptions } from './orm-options.js';
+
+@Global()
+@Module({})
+export class DatabaseModule {
+  static forRoot(database: DatabaseConnection): DynamicModule {
+    const connection = { provide: DatabaseConnection, useValue: database };
+    return {
+      module: DatabaseModule,
+      imports: [
+        MikroOrmModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => ({
+            ...ormOptions(database.url, config.DATABASE_POOL_SIZE),
+            registerRequestContext: false,
+          }),
+          driver: PostgreSqlDriver,
+        }),
+      ],
+      providers: [connection, MigrationRunner, ChangeFeed],
+      exports: [connection, ChangeFeed],
+    };
+  }
+}

@@ -1,0 +1,131 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration0001Foundation extends Migration {
+  override name = '0001-foundation';
+
+  override up(): void {
+    this.addSql(`
+      -- ISO 8601 UTC text for JSON built in SQL, independent of the session's time zone.
+      create function iso_utc(timestamptz) returns text
+        language sql immutable parallel safe
+        return to_char($1 at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+
+      create table stores (
+        id uuid primary key default gen_random_uuid(),
+        name varchar(200) not null,
+        plan text check (plan in ('basic', 'growth', 'pro')) not null default 'basic',
+        currency varchar(3) not null default 'SAR',
+        created_at timestamptz not null default now()
+      );
+
+      create table api_keys (
+        id uuid primary key default gen_random_uuid(),
+        store_id uuid not null references stores (id) on update cascade,
+        key_hash varchar(64) not null,
+        display_prefix varchar(16) not null,
+        scopes text[] not null,
+        rate_limit_per_minute int not null,
+        created_at timestamptz not null default now(),
+        revoked_at timestamptz null,
+        constraint api_keys_key_hash_unique unique (key_hash)
+      );
+      create index api_keys_store_id_index on api_keys (store_id);
+
+      create table sessions (
+        id uuid primary key default gen_random_uuid(),
+        store_id uuid not null references stores (id) on update cascade,
+        api_key_id uuid not null references api_keys (id) on update cascade,
+        scopes text[] not null,
+        transport text check (transport in ('bearer', 'cookie')) not null,
+        created_at timestamptz not null default now(),
+        revoked_at timestamptz null,
+        revoked_reason varchar(40) null
+      );
+      create index sessions_api_key_id_index on sessions (api_key_id);
+
+      create table refresh_tokens (
+        id uuid primary key default gen_random_uuid(),
+        session_id uuid not null references sessions (id) on update cascade,
+        token_hash varchar(64) not null,
+        created_at timestamptz not null default now(),
+        expires_at timestamptz not null,
+        consumed_at timestamptz null,
+        constraint refresh_tokens_token_hash_unique unique (token_hash)
+      );
+      create index refresh_tokens_session_id_index on refresh_tokens (session_id);
+
+      create table signing_keys (
+        kid varchar(64) primary key,
+        algorithm varchar(16) not null,
+        public_jwk jsonb not null,
+        private_jwk_sealed text not null,
+        created_at timestamptz not null default now(),
+        retired_at timestamptz null
+      );
+
+      create table categories (
+        id uuid primary key default gen_random_uuid(),
+        store_id uuid not null references stores (id) on update cascade,
+        parent_id uuid null references categories (id) on update cascade on delete set null,
+        path uuid[] not null,
+        slug varchar(200) not null,
+        name_en varchar(200) not null,
+        name_ar varchar(200) not null,
+        description_en text not null default '',
+        description_ar text not null default '',
+        position int not null default 0,
+        created_at timestamptz not null default now(),
+        constraint categories_store_id_slug_unique unique (store_id, slug)
+      );
+      create index categories_parent_id_index on categories (parent_id);
+      create index categories_path_gin on categories using gin (path);
+
+      create table brands (
+        id uuid primary key default gen_random_uuid(),
+        store_id uuid not null references stores (id) on update cascade,
+        slug varchar(200) not null,
+        name_en varchar(200) not null,
+        name_ar varchar(200) not null,
+        description_en text not null default '',
+        description_ar text not null default '',
+        created_at timestamptz not null default now(),
+        constraint brands_store_id_slug_unique unique (store_id, slug)
+      );
+
+      create table products (
+        id uuid primary key default gen_random_uuid(),
+        store_id uuid not null references stores (id) on update cascade,
+        category_id uuid null references categories (id) on update cascade on delete set null,
+        brand_id uuid null references brands (id) on update cascade on delete set null,
+        slug varchar(200) not null,
+        name_en varchar(300) not null,
+        name_ar varchar(300) not null,
+        description_en text not null default '',
+        description_ar text not null default '',
+        status text check (status in ('active', 'draft', 'archived')) not null default 'active',
+        created_at timestamptz not null default now(),
+        updated_at timestamptz not null default now(),
+        constraint products_store_id_slug_unique unique (store_id, slug)
+      );
+      create index products_store_id_created_at_id_index on products (store_id, created_at, id);
+      create index products_store_id_category_id_index on products (store_id, category_id);
+      create index products_store_id_brand_id_index on products (store_id, brand_id);
+
+      create table product_variants (
+        id uuid primary key default gen_random_uuid(),
+        store_id uuid not null references stores (id) on update cascade,
+        product_id uuid not null references products (id) on update cascade,
+        sku varchar(64) not null,
+        options jsonb not null,
+        price int not null check (price >= 0),
+        compare_at_price int null,
+        currency varchar(3) not null,
+        stock int not null default 0 check (stock >= 0),
+        position int not null default 0,
+        created_at timestamptz not null default now(),
+        constraint product_variants_store_id_sku_unique unique (store_id, sku)
+      );
+      create index product_variants_product_id_index on product_variants (product_id);
+    `);
+  }
+}

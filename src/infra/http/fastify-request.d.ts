@@ -1,0 +1,10 @@
+import type { SessionPrincipal } from '../../auth/access/principal.js';
+import type { ResolvedApiKey } from '../../stores/api-key.service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key of `X-Api-Key`, when the request carries a live one. */
+    apiKey?: ResolvedApiKey;
+    principal?: SessionPrincipal;
+  }
+}

@@ -1,0 +1,29 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
+    .setTitle('Storefront service')
+    .setDescription(
+      [
+        'Storefront commerce API. Exchange the server-held `X-Api-Key` for short-lived scoped tokens at `POST /v1/auth/anonymous`;',
+        'every other storefront call needs `Authorization: Bearer <access token>` (or the `sf_access` cookie) carrying the scope',
+        'named in `x-required-scope`. Every failure is an RFC 9457 problem document with `code`, `message_en`, `message_ar` and `requestId`.',
+      ].join(' '),
+    )
+    .setVersion('1')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'apiKey')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+    .addCookieAuth('sf_access', { type: 'apiKey', in: 'cookie', name: 'sf_access' }, 'cookie')
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** Interactive docs at /docs and the document itself at /docs/openapi.json. */
+export function registerOpenApi(app: INestApplication): void {
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs/openapi.json',
+    raw: ['json'],
+  });
+}

@@ -1,0 +1,25 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { Store } from '../../../stores/entities/store.entity.js';
+
+const CategorySchema = defineEntity({
+  name: 'Category',
+  tableName: 'categories',
+  uniques: [{ properties: ['store', 'slug'] }],
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    store: () => p.manyToOne(Store).mapToPk(),
+    parent: () => p.manyToOne(Category).mapToPk().nullable().index(),
+    /** Ids from the root down to this category, itself included: subtree filters are one array lookup. */
+    path: p.array().columnType('uuid[]'),
+    slug: p.string().length(200),
+    nameEn: p.string().length(200),
+    nameAr: p.string().length(200),
+    descriptionEn: p.text().default(''),
+    descriptionAr: p.text().default(''),
+    position: p.integer().default(0),
+    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+  },
+});
+
+export class Category extends CategorySchema.class {}
+CategorySchema.setClass(Category);
