@@ -1,0 +1,46 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { LightMyRequestResponse } from 'fastify';
+import { DemoStoreService } from '../../src/storefront/catalogue/demo-store.service.js';
+import { ApiKeyService } from '../../src/stores/api-key.service.js';
+import { StoreService } from '../../src/stores/store.service.js';
+
+export interface TestStore {
+  storeId: string;
+  keyId: string;
+  key: string;
+}
+
+/** A new store and its first key, as `store create` makes them. */
+export async function createStore(app: NestFastifyApplication, options: { name?: string; seedCatalogue?: boolean; productCount?: number } = {}): Promise<TestStore> {
+  const created = await app.get(StoreService).create(options.name ?? `Store ${Math.random().toString(36).slice(2, 8)}`);
+  if (options.seedCatalogue) await app.get(DemoStoreService).seed(created.store.id, { productCount: options.productCount ?? 60 });
+  return { storeId: created.store.id, keyId: created.apiKey.id, key: created.apiKey.key };
+}
+
+export async function issueKey(app: NestFastifyApplication, storeId: string, options: { rateLimitPerMinute?: number; scopes?: string[] } = {}) {
+  return app.get(ApiKeyService).issue(storeId, options);
+}
+
+export function mint(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<LightMyRequestResponse> {
+  return app.inject({ method: 'POST', url: '/v1/auth/anonymous', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: body });
+}
+
+export function refresh(app: NestFastifyApplication, key: string, refreshToken?: string): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: '/v1/auth/refresh',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: refreshToken === undefined ? {} : { refreshToken },
+  });
+}
+
+/** A bearer access token for the store's key, with the given scopes (default: all of the key's). */
+export async function accessToken(app: NestFastifyApplication, key: string, scope?: string[]): Promise<string> {
+  const response = await mint(app, key, scope ? { scope } : {});
+  if (response.statusCode !== 201) throw new Error(`mint failed: ${response.statusCode} ${response.body}`);
+  return response.json().accessToken;
+}
+
+export function get(app: NestFastifyApplication, url: string, token: string): Promise<LightMyRequestResponse> {
+  return app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+}
