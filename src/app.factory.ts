@@ -9,6 +9,7 @@ import type { DatabaseConnection } from './infra/database/database-connection.js
 import { registerJsonBodyParser } from './infra/http/json-body-parser.js';
 import { registerOpenApi } from './infra/http/openapi.js';
 import { requestIdFor } from './infra/http/request-id.js';
+import { answerFrameworkError, registerRequestGuards } from './infra/http/request-guards.js';
 import { NestPinoLogger } from './infra/logging/logger.js';
 
 export interface AppDependencies {
@@ -26,6 +27,7 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors: answerFrameworkError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database, { schedulers }), adapter, {
     logger: new NestPinoLogger(logger),
@@ -38,6 +40,7 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  registerRequestGuards(fastify);
   fastify.addHook('preHandler', async (request) => {
     request.body ??= {};
   });

@@ -1,14 +1,12 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { COMMANDS, CommandError, type Options } from './cli/commands.js';
-import { CliModule } from './cli/cli.module.js';
-import { CatalogueNotEmptyError } from './storefront/catalogue/catalogue-seeder.js';
-import { ConfigError, loadConfig } from './infra/config/app-config.js';
-import { openDatabase } from './infra/database/open-database.js';
-import { createLogger, NestPinoLogger } from './infra/logging/logger.js';
 
-/** Operator command line: JSON on stdout, logs on stderr, works with or without a running server. */
+/**
+ * Operator command line: JSON on stdout, logs on stderr, works with or without a running server.
+ * The arguments are checked before anything heavy is loaded or any database is opened (or, with the
+ * embedded default, started), so a usage error is immediate and has no side effect.
+ */
 async function main(argv: string[]): Promise<number> {
   const name = argv.slice(0, 2).join(' ');
   const command = COMMANDS[name];
@@ -24,11 +22,26 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: false,
     });
     options = parsed.values as Options;
+    await command.check(options);
   } catch (error) {
+    if (error instanceof CommandError) return fail(new CommandError(error.code, `${error.message}\nusage: cli ${command.usage}`, error.exitCode));
     return fail(new CommandError('USAGE', `${(error as Error).message}\nusage: cli ${command.usage}`, 2));
   }
 
-  const config = loadConfig();
+  const [{ NestFactory }, { CliModule }, { ConfigError, loadConfig }, { openDatabase }, { createLogger, NestPinoLogger }] = await Promise.all([
+    import('@nestjs/core'),
+    import('./cli/cli.module.js'),
+    import('./infra/config/app-config.js'),
+    import('./infra/database/open-database.js'),
+    import('./infra/logging/logger.js'),
+  ]);
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(new CommandError('INVALID_CONFIGURATION', error.message));
+    throw error;
+  }
   const logger = createLogger(config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL, 2);
   const database = await openDatabase(config, logger);
   try {
@@ -44,7 +57,6 @@ async function main(argv: string[]): Promise<number> {
       await app.close();
     }
   } catch (error) {
-    if (error instanceof CatalogueNotEmptyError) return fail(new CommandError('CATALOGUE_NOT_EMPTY', error.message));
     return fail(error);
   } finally {
     await database.stop();
@@ -52,12 +64,12 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function fail(error: unknown): number {
-  const known = error instanceof CommandError || error instanceof ConfigError;
-  const code = error instanceof CommandError ? error.code : error instanceof ConfigError ? 'INVALID_CONFIGURATION' : 'FAILED';
-  const message = known ? (error as Error).message : `unexpected failure: ${(error as Error)?.message ?? String(error)}`;
+  const known = error instanceof CommandError;
+  const code = known ? error.code : 'FAILED';
+  const message = known ? error.message : `unexpected failure: ${(error as Error)?.message ?? String(error)}`;
   process.stdout.write(JSON.stringify({ error: { code, message } }, null, 2) + '\n');
   process.stderr.write(`${message}\n`);
-  return error instanceof CommandError ? error.exitCode : 1;
+  return known ? error.exitCode : 1;
 }
 
 main(process.argv.slice(2)).then(

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RequireApiKey } from './access/decorators.js';
 import { REFRESH_COOKIE } from './cookies.js';
@@ -21,6 +21,7 @@ export class AuthController {
   @HttpCode(201)
   @RequireApiKey('VALIDATION_FAILED', 'MALFORMED_BODY', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_SCOPE')
   @ApiOperation({ summary: 'Mint an anonymous session for the key’s store' })
+  @ApiBody({ type: MintSessionDto, required: false })
   @ApiResponse({ status: 201, description: 'A token pair (bearer) or cookies and a body without tokens (cookie).', schema: SESSION_SCHEMA })
   async mint(@Body() body: MintSessionDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const session = await this.sessions.mint(request.apiKey!, body.transport ?? 'bearer', body.scope);
@@ -31,6 +32,7 @@ export class AuthController {
   @HttpCode(200)
   @RequireApiKey('VALIDATION_FAILED', 'MALFORMED_BODY', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_REFRESH_TOKEN', 'REFRESH_TOKEN_REUSED')
   @ApiOperation({ summary: 'Exchange a refresh token for a new pair; the presented token is consumed' })
+  @ApiBody({ type: RefreshSessionDto, required: false })
   @ApiResponse({ status: 200, description: 'A new pair, in the transport the session was minted with.', schema: SESSION_SCHEMA })
   async refresh(@Body() body: RefreshSessionDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const presented = body.refreshToken ?? request.cookies?.[REFRESH_COOKIE];

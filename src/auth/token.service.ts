@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
+import { BoundedMap } from '../common/cache/bounded-map.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { isScope, type Scope } from './access/scopes.js';
 import type { Transport } from './entities/session.entity.js';
@@ -9,6 +10,14 @@ import { ACCESS_TOKEN_TTL_SECONDS } from './token-lifetimes.js';
 
 const ISSUER = 'storefront';
 const AUDIENCE = 'storefront-api';
+/** Verified tokens kept so a session's repeated calls skip the signature check; oldest dropped first. */
+const VERIFIED_CACHE_MAX = 10_000;
+
+interface VerifiedToken {
+  claims: AccessClaims;
+  kid: string;
+  expiresAtMs: number;
+}
 
 export interface AccessClaims {
   sessionId: string;
@@ -21,6 +30,8 @@ export interface AccessClaims {
 /** Signs and verifies access tokens: short-lived JWTs, asymmetric, `kid` in the header. */
 @Injectable()
 export class TokenService {
+  private readonly verified = new BoundedMap<string, VerifiedToken>(VERIFIED_CACHE_MAX);
+
   constructor(@Inject(SIGNING_KEY_STORE) private readonly keys: SigningKeyStore) {}
 
   async sign(claims: AccessClaims, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
@@ -45,8 +56,23 @@ export class TokenService {
     return { token, expiresAt: new Date(expiresAt * 1000) };
   }
 
-  /** The claims of a valid token; `TOKEN_EXPIRED` or `UNAUTHENTICATED` otherwise. */
+  /**
+   * The claims of a valid token; `TOKEN_EXPIRED` or `UNAUTHENTICATED` otherwise. A token already
+   * verified is answered from memory: it is keyed by its exact text (a tampered token misses), it
+   * leaves the cache when it expires, and its key must still be one the store verifies with.
+   */
   async verify(token: string): Promise<AccessClaims> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (Date.now() < known.expiresAtMs && (await this.keys.verificationKey(known.kid))) return known.claims;
+      this.verified.delete(token);
+    }
+    const { claims, kid, expiresAtMs } = await this.verifySignature(token);
+    this.verified.set(token, { claims, kid, expiresAtMs });
+    return claims;
+  }
+
+  private async verifySignature(token: string): Promise<VerifiedToken> {
     let kid: string | undefined;
     try {
       kid = decodeProtectedHeader(token).kid;
@@ -65,13 +91,14 @@ export class TokenService {
       });
       const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(isScope) : [];
       if (typeof payload.sid !== 'string' || typeof payload.store !== 'string') throw new ApiError('UNAUTHENTICATED');
-      return {
+      const claims: AccessClaims = {
         sessionId: payload.sid,
         storeId: payload.store,
         scopes,
         transport: payload.trn === 'cookie' ? 'cookie' : 'bearer',
         csrfHash: typeof payload.csrf === 'string' ? payload.csrf : undefined,
       };
+      return { claims, kid: kid!, expiresAtMs: payload.exp! * 1000 };
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw new ApiError('TOKEN_EXPIRED');
       throw new ApiError('UNAUTHENTICATED');

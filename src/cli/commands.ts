@@ -1,11 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { SCOPES } from '../auth/access/scopes.js';
-import { SIGNING_KEY_STORE, type SigningKeyStore } from '../auth/signing/signing-key-store.js';
 import { UUID_PATTERN } from '../common/pagination/cursor.js';
-import { DemoStoreService } from '../storefront/catalogue/demo-store.service.js';
-import { ApiKeyService } from '../stores/api-key.service.js';
-import { STORE_PLANS, type StorePlan } from '../stores/entities/store.entity.js';
-import { StoreService } from '../stores/store.service.js';
+
+// Only light modules are imported statically: the services (MikroORM, Nest) load inside `run`, so a
+// usage error is answered at once, without opening (or starting) a database.
 
 export type Options = Record<string, string | undefined>;
 
@@ -23,6 +21,9 @@ export class CommandError extends Error {
 export interface Command {
   usage: string;
   options: string[];
+  /** Everything that can be checked before a database is opened; throws a usage CommandError. */
+  check(options: Options): Promise<void>;
+  /** Runs the command (checking its options again, so it can be called on its own). */
   run(app: INestApplicationContext, options: Options): Promise<unknown>;
 }
 
@@ -30,35 +31,41 @@ export const COMMANDS: Record<string, Command> = {
   'store create': {
     usage: 'store create --name NAME [--plan basic|growth|pro]',
     options: ['name', 'plan'],
+    check: async (options) => {
+      storeName(options);
+      await storePlan(options);
+    },
     run: async (app, options) => {
-      const name = required(options, 'name').trim();
-      if (name.length === 0 || name.length > 200) throw usage('--name must be 1 to 200 characters');
-      const plan = (options.plan ?? 'basic') as StorePlan;
-      if (!STORE_PLANS.includes(plan)) throw usage(`--plan must be one of ${STORE_PLANS.join(', ')}`);
-      return app.get(StoreService).create(name, plan);
+      const { StoreService } = await import('../stores/store.service.js');
+      return app.get(StoreService).create(storeName(options), await storePlan(options));
     },
   },
   'key issue': {
     usage: `key issue --store STORE_ID [--rate-limit N] [--scopes ${SCOPES.slice(0, 2).join(',')},...]`,
     options: ['store', 'rate-limit', 'scopes'],
+    check: async (options) => {
+      uuid(options, 'store');
+      rateLimit(options);
+      keyScopes(options);
+    },
     run: async (app, options) => {
       const storeId = await existingStore(app, options);
-      const rateLimit = options['rate-limit'];
-      if (rateLimit !== undefined && !/^[1-9]\d{0,6}$/.test(rateLimit)) throw usage('--rate-limit must be a whole number from 1 to 9999999');
-      const scopes = options.scopes?.split(',').map((scope) => scope.trim()).filter(Boolean);
-      const unknown = scopes?.filter((scope) => !(SCOPES as readonly string[]).includes(scope)) ?? [];
-      if (scopes && (scopes.length === 0 || unknown.length > 0)) {
-        throw usage(`--scopes takes a comma-separated list of: ${SCOPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
-      }
-      const apiKey = await app.get(ApiKeyService).issue(storeId, { rateLimitPerMinute: rateLimit ? Number(rateLimit) : undefined, scopes });
+      const rateLimitPerMinute = rateLimit(options);
+      const scopes = keyScopes(options);
+      const { ApiKeyService } = await import('../stores/api-key.service.js');
+      const apiKey = await app.get(ApiKeyService).issue(storeId, { rateLimitPerMinute, scopes });
       return { apiKey };
     },
   },
   'key revoke': {
     usage: 'key revoke --key KEY_ID',
     options: ['key'],
+    check: async (options) => {
+      uuid(options, 'key');
+    },
     run: async (app, options) => {
       const keyId = uuid(options, 'key');
+      const { ApiKeyService } = await import('../stores/api-key.service.js');
       const revoked = await app.get(ApiKeyService).revoke(keyId);
       if (!revoked) throw new CommandError('KEY_NOT_FOUND', `no API key with id ${keyId}`);
       return { apiKey: { id: revoked.id, revokedAt: revoked.revokedAt.toISOString() } };
@@ -67,23 +74,49 @@ export const COMMANDS: Record<string, Command> = {
   'key list': {
     usage: 'key list --store STORE_ID',
     options: ['store'],
-    run: async (app, options) => ({ apiKeys: await app.get(ApiKeyService).list(await existingStore(app, options)) }),
+    check: async (options) => {
+      uuid(options, 'store');
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      const { ApiKeyService } = await import('../stores/api-key.service.js');
+      return { apiKeys: await app.get(ApiKeyService).list(storeId) };
+    },
   },
   'demo seed': {
     usage: 'demo seed --store STORE_ID [--products N] [--seed N]',
     options: ['store', 'products', 'seed'],
+    check: async (options) => {
+      uuid(options, 'store');
+      wholeNumber(options, 'products', 1, 1_000_000);
+      wholeNumber(options, 'seed', 0, 2 ** 31);
+    },
     run: async (app, options) => {
       const storeId = await existingStore(app, options);
       const productCount = wholeNumber(options, 'products', 1, 1_000_000);
       const seed = wholeNumber(options, 'seed', 0, 2 ** 31);
-      const seeded = await app.get(DemoStoreService).seed(storeId, { productCount, seed });
-      return { storeId, seeded };
+      const [{ DemoStoreService }, { CatalogueNotEmptyError }] = await Promise.all([
+        import('../storefront/catalogue/demo-store.service.js'),
+        import('../storefront/catalogue/catalogue-seeder.js'),
+      ]);
+      try {
+        const seeded = await app.get(DemoStoreService).seed(storeId, { productCount, seed });
+        return { storeId, seeded };
+      } catch (error) {
+        if (error instanceof CatalogueNotEmptyError) throw new CommandError('CATALOGUE_NOT_EMPTY', error.message);
+        throw error;
+      }
     },
   },
   'signing-key rotate': {
     usage: 'signing-key rotate',
     options: [],
-    run: async (app) => ({ signingKey: await app.get<SigningKeyStore>(SIGNING_KEY_STORE).rotate() }),
+    check: async () => undefined,
+    run: async (app) => {
+      const { SIGNING_KEY_STORE } = await import('../auth/signing/signing-key-store.js');
+      const store = app.get<import('../auth/signing/signing-key-store.js').SigningKeyStore>(SIGNING_KEY_STORE);
+      return { signingKey: await store.rotate() };
+    },
   },
 };
 
@@ -103,6 +136,35 @@ function uuid(options: Options, name: string): string {
   return value.toLowerCase();
 }
 
+function storeName(options: Options): string {
+  const name = required(options, 'name').trim();
+  if (name.length === 0 || name.length > 200) throw usage('--name must be 1 to 200 characters');
+  return name;
+}
+
+async function storePlan(options: Options) {
+  const { STORE_PLANS } = await import('../stores/entities/store.entity.js');
+  const plan = (options.plan ?? 'basic') as (typeof STORE_PLANS)[number];
+  if (!STORE_PLANS.includes(plan)) throw usage(`--plan must be one of ${STORE_PLANS.join(', ')}`);
+  return plan;
+}
+
+function rateLimit(options: Options): number | undefined {
+  const value = options['rate-limit'];
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,6}$/.test(value)) throw usage('--rate-limit must be a whole number from 1 to 9999999');
+  return Number(value);
+}
+
+function keyScopes(options: Options): string[] | undefined {
+  const scopes = options.scopes?.split(',').map((scope) => scope.trim()).filter(Boolean);
+  const unknown = scopes?.filter((scope) => !(SCOPES as readonly string[]).includes(scope)) ?? [];
+  if (scopes && (scopes.length === 0 || unknown.length > 0)) {
+    throw usage(`--scopes takes a comma-separated list of: ${SCOPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+  }
+  return scopes;
+}
+
 function wholeNumber(options: Options, name: string, min: number, max: number): number | undefined {
   const value = options[name];
   if (value === undefined) return undefined;
@@ -113,6 +175,7 @@ function wholeNumber(options: Options, name: string, min: number, max: number): 
 
 async function existingStore(app: INestApplicationContext, options: Options): Promise<string> {
   const storeId = uuid(options, 'store');
+  const { StoreService } = await import('../stores/store.service.js');
   if (!(await app.get(StoreService).exists(storeId))) throw new CommandError('STORE_NOT_FOUND', `no store with id ${storeId}`);
   return storeId;
 }

@@ -6,6 +6,15 @@ import { PublicRoute } from '../auth/access/decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ApiProblemResponses } from '../common/errors/openapi.js';
 
+/** A database that does not answer within this time is as good as down for a readiness probe. */
+const READY_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
@@ -27,7 +36,7 @@ export class HealthController {
   async ready() {
     const started = performance.now();
     try {
-      await sql`select 1`.execute(this.em.fork().getKysely());
+      await withTimeout(sql`select 1`.execute(this.em.fork().getKysely()), READY_TIMEOUT_MS);
     } catch {
       throw new ApiError('SERVICE_UNAVAILABLE', { details: { checks: { database: { status: 'down' } } } });
     }

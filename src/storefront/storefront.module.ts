@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { StoresModule } from '../stores/stores.module.js';
+import { CatalogueCache } from './catalogue/catalogue-cache.js';
 import { CatalogueSeeder } from './catalogue/catalogue-seeder.js';
 import { CatalogueController } from './catalogue/catalogue.controller.js';
 import { CatalogueService } from './catalogue/catalogue.service.js';
@@ -8,7 +9,7 @@ import { DemoStoreService } from './catalogue/demo-store.service.js';
 @Module({
   imports: [StoresModule],
   controllers: [CatalogueController],
-  providers: [CatalogueService, CatalogueSeeder, DemoStoreService],
+  providers: [CatalogueService, CatalogueCache, CatalogueSeeder, DemoStoreService],
   exports: [DemoStoreService],
 })
 export class StorefrontModule {}

@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { isScope, SCOPES, type Scope } from '../auth/access/scopes.js';
+import { BoundedMap } from '../common/cache/bounded-map.js';
 import { AppConfig } from '../infra/config/app-config.js';
 import { sha256Hex } from '../infra/crypto/secrets.js';
 import { ChangeFeed } from '../infra/database/change-feed.js';
@@ -38,15 +39,23 @@ const CACHE_MAX_ENTRIES = 10_000;
  */
 @Injectable()
 export class ApiKeyService {
-  private readonly cache = new Map<string, CacheEntry>();
+  /** Live keys and unknown ones apart, so a flood of made-up keys cannot push live ones out. */
+  private readonly known = new BoundedMap<string, CacheEntry>(CACHE_MAX_ENTRIES);
+  private readonly unknown = new BoundedMap<string, CacheEntry>(CACHE_MAX_ENTRIES);
+  /**
+   * Bumped by every invalidation. A lookup that was in flight when an invalidation arrived must not
+   * cache what it read: the row may predate the change (e.g. a revocation committed and notified
+   * between the SELECT and its answer), and caching it would undo the invalidation for the TTL.
+   */
+  private generation = 0;
 
   constructor(
     private readonly em: EntityManager,
     private readonly config: AppConfig,
     private readonly changes: ChangeFeed,
   ) {
-    this.changes.subscribe(KEY_CHANNEL, (keyHash) => this.cache.delete(keyHash));
-    this.changes.onReconnect(() => this.cache.clear());
+    this.changes.subscribe(KEY_CHANNEL, (keyHash) => this.invalidate(keyHash));
+    this.changes.onReconnect(() => this.invalidate());
   }
 
   /** Issues a key; pass `em` to make it part of a larger transaction. */
@@ -69,7 +78,6 @@ export class ApiKeyService {
       rateLimitPerMinute,
     });
     await em.flush();
-    await this.changes.publish(KEY_CHANNEL, record.keyHash);
     return { id: record.id, key, rateLimitPerMinute, scopes };
   }
 
@@ -79,7 +87,7 @@ export class ApiKeyService {
     if (!record) return null;
     record.revokedAt ??= new Date();
     await em.flush();
-    this.cache.delete(record.keyHash);
+    this.invalidate(record.keyHash);
     await this.changes.publish(KEY_CHANNEL, record.keyHash);
     return { id: record.id, revokedAt: record.revokedAt };
   }
@@ -100,16 +108,25 @@ export class ApiKeyService {
   async resolve(rawKey: unknown): Promise<ResolvedApiKey | null> {
     if (!isWellFormedApiKey(rawKey)) return null;
     const keyHash = sha256Hex(rawKey);
-    const cached = this.cache.get(keyHash);
+    const cached = this.known.get(keyHash) ?? this.unknown.get(keyHash);
     if (cached && cached.expiresAt > Date.now()) return cached.value;
 
+    const generation = this.generation;
     const record = await this.em.fork().findOne(ApiKey, { keyHash, revokedAt: null });
     const value = record
       ? { id: record.id, storeId: record.store, scopes: record.scopes as Scope[], rateLimitPerMinute: record.rateLimitPerMinute }
       : null;
-    if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.clear();
-    this.cache.set(keyHash, { value, expiresAt: Date.now() + CACHE_TTL_MS });
+    if (generation === this.generation) (value ? this.known : this.unknown).set(keyHash, { value, expiresAt: Date.now() + CACHE_TTL_MS });
     return value;
+  }
+
+  /** Forgets one key (or all of them) and voids lookups still in flight. */
+  private invalidate(keyHash?: string): void {
+    this.generation += 1;
+    for (const cache of [this.known, this.unknown]) {
+      if (keyHash === undefined) cache.clear();
+      else cache.delete(keyHash);
+    }
   }
 }
 

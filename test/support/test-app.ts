@@ -16,7 +16,7 @@ export interface TestApp {
 }
 
 /** The real application on the run's test database; `env` overrides configuration like the environment would. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, logDestination?: { write(line: string): void }): Promise<TestApp> {
   const databaseUrl = inject('databaseUrl');
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
@@ -25,7 +25,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     DATABASE_POOL_SIZE: '10',
     ...env,
   });
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, logDestination);
   const app = await createApp({ config, database: new DatabaseConnection(databaseUrl, false), logger, schedulers: false });
   let base: string | undefined;
   return {

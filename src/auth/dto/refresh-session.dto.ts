@@ -1,10 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
 
 export class RefreshSessionDto {
-  @ApiPropertyOptional({ description: 'Bearer transport: the refresh token. Cookie transport sends none; the sf_refresh cookie is read.' })
+  /**
+   * No length rule here on purpose: a string that is not a refresh token (too long included, e.g. an
+   * access token sent by mistake) is a malformed token, INVALID_REFRESH_TOKEN (contract section 2),
+   * not a validation failure. The session service checks the exact format before any lookup.
+   */
+  @ApiPropertyOptional({
+    description: 'Bearer transport: the refresh token (`rt_` + 43 characters). Cookie transport sends none; the sf_refresh cookie is read.',
+  })
   @IsOptional()
   @IsString()
-  @MaxLength(256)
   refreshToken?: string;
 }

@@ -34,6 +34,7 @@ export class DatabaseSigningKeyStore implements SigningKeyStore, OnApplicationBo
   private current?: ActiveSigningKey;
   private loadedAt = 0;
   private loading?: Promise<void>;
+  private reloadAgain?: Promise<void>;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -128,9 +129,23 @@ export class DatabaseSigningKeyStore implements SigningKeyStore, OnApplicationBo
     });
   }
 
+  /**
+   * Re-reads the key set. Concurrent calls share one read, but a call made while a read is already
+   * running gets a fresh read after it: that running read may predate the change that prompted the
+   * call (a rotation notice arriving mid-read would otherwise be lost until the next interval).
+   */
   private reload(): Promise<void> {
-    this.loading ??= this.load().finally(() => (this.loading = undefined));
-    return this.loading;
+    if (!this.loading) {
+      this.loading = this.load().finally(() => (this.loading = undefined));
+      return this.loading;
+    }
+    this.reloadAgain ??= this.loading
+      .catch(() => undefined)
+      .then(() => {
+        this.reloadAgain = undefined;
+        return this.reload();
+      });
+    return this.reloadAgain;
   }
 
   private async load(): Promise<void> {

@@ -12,6 +12,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_NOT_FOUND: 'NOT_FOUND',
+  // An over-long path parameter (fastify's 414): no record has an id or slug that long.
+  FST_ERR_MAX_PARAM_LENGTH: 'NOT_FOUND',
 };
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -33,6 +35,11 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ThrottlerException) return new ApiError('RATE_LIMITED');
   if (error instanceof HttpException) return new ApiError(STATUS_CODES[error.getStatus()] ?? 'INTERNAL_ERROR');
   const fastifyCode = (error as { code?: unknown })?.code;
+  if (fastifyCode === 'FST_ERR_BAD_URL') {
+    return new ApiError('VALIDATION_FAILED', {
+      errors: [{ field: '(url)', code: 'badUrl', message_en: 'The address is not validly encoded.', message_ar: 'ترميز العنوان غير صالح.' }],
+    });
+  }
   if (typeof fastifyCode === 'string' && FASTIFY_CODES[fastifyCode]) return new ApiError(FASTIFY_CODES[fastifyCode]);
   const statusCode = (error as { statusCode?: unknown })?.statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
@@ -50,6 +57,8 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   }
   const { details, errors, suggestion, headers, message } = apiError.options;
   for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
+  // Also here, not only in the onRequest hook: some refusals happen before hooks run.
+  reply.header('X-Request-Id', request.id);
   return reply
     .code(apiError.status)
     .type('application/problem+json')

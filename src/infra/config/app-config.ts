@@ -49,6 +49,10 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1024) @Max(50 * 1024 * 1024)
   BODY_LIMIT_BYTES = 1024 * 1024;
 
+  /** How long a rendered catalogue page may be served from memory; changes evict it at once. 0 turns caching off. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  CATALOGUE_CACHE_SECONDS = 60;
+
   /** Create a demo store with a seeded catalogue when the embedded database starts empty. */
   @Transform(toBool) @IsBoolean()
   DEMO_STORE_ON_FIRST_START = true;
@@ -64,14 +68,21 @@ export class AppConfig {
 
 export class ConfigError extends Error {}
 
+/** A refused value as it may be printed: secrets hidden, passwords cut out of URLs. */
+function printable(name: string, value: string | undefined): string {
+  if (name === 'SECRET_KEY') return '(hidden)';
+  return JSON.stringify(value?.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@'));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig());
-  const present = Object.fromEntries(known.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
+  // An empty variable counts as unset, as in most process managers.
+  const present = Object.fromEntries(known.filter((name) => env[name] !== undefined && env[name] !== '').map((name) => [name, env[name]]));
   const config = plainToInstance(AppConfig, present);
   const errors = validateSync(config, { whitelist: true });
   if (errors.length > 0) {
     const lines = errors.map(
-      (error) => `  ${error.property}=${JSON.stringify(env[error.property])}: ${Object.values(error.constraints ?? {}).join('; ')}`,
+      (error) => `  ${error.property}=${printable(error.property, env[error.property])}: ${Object.values(error.constraints ?? {}).join('; ')}`,
     );
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }

@@ -7,14 +7,29 @@ import { ApiError } from '../../common/errors/api-error.js';
  */
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/, { parseAs: 'string' }, (_request, body, done) => {
+  // Fastify tests the whole header, parameters included (`application/json; charset=utf-8`).
+  fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
     let parsed: unknown;
+    let nulField: string | undefined;
     try {
-      parsed = JSON.parse(text, (key, value: unknown) => (key === '__proto__' || key === 'constructor' ? undefined : value));
+      parsed = JSON.parse(text, (key, value: unknown) => {
+        if (key === '__proto__' || key === 'constructor') return undefined;
+        // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
+        if (typeof value === 'string' && value.includes('\u0000')) nulField ??= key === '' || /^\d+$/.test(key) ? '(body)' : key;
+        return value;
+      });
     } catch {
       return done(new ApiError('MALFORMED_BODY'), undefined);
+    }
+    if (nulField !== undefined) {
+      return done(
+        new ApiError('VALIDATION_FAILED', {
+          errors: [{ field: nulField, code: 'nulCharacter', message_en: 'Text must not contain a NUL character.', message_ar: 'يجب ألا يحتوي النص على محرف NUL.' }],
+        }),
+        undefined,
+      );
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       return done(

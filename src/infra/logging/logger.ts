@@ -15,7 +15,7 @@ const REDACTED_PATHS = [
 ];
 
 /** Structured JSON logs. The server writes to stdout; the command line writes to stderr so stdout stays JSON. */
-export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
+export function createLogger(level: string, destination: 1 | 2 | pino.DestinationStream = 1): Logger {
   return pino(
     {
       level,
@@ -24,7 +24,7 @@ export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    pino.destination({ dest: destination, sync: destination === 2 }),
+    typeof destination === 'number' ? pino.destination({ dest: destination, sync: destination === 2 }) : destination,
   );
 }
 

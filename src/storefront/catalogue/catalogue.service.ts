@@ -2,7 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { ApiError } from '../../common/errors/api-error.js';
-import { decodeCursor, PG_TIMESTAMP_PATTERN, pageOf, UUID_PATTERN, type Page } from '../../common/pagination/cursor.js';
+import { decodeCursor, UTC_MICROS_PATTERN, pageOf, UUID_PATTERN, type Page } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { bilingual, matchesIdOrSlug, PRODUCT_DOCUMENT, PRODUCT_JOINS, reference } from './catalogue.queries.js';
 import type { BrandResponse, CategoryDetailResponse, CategoryResponse, ProductResponse } from './dto/catalogue.response.js';
@@ -24,9 +24,9 @@ export class CatalogueService {
 
   async listProducts(storeId: string, query: ListProductsQuery): Promise<Page<ProductResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const after = query.cursor ? decodeCursor<[string, string]>(query.cursor, [PG_TIMESTAMP_PATTERN, UUID_PATTERN]) : undefined;
+    const after = query.cursor ? decodeCursor<[string, string]>(query.cursor, [UTC_MICROS_PATTERN, UUID_PATTERN]) : undefined;
     const { rows } = await sql<DocumentRow<ProductResponse> & { sort_at: string }>`
-      select ${PRODUCT_DOCUMENT} as doc, p.created_at::text as sort_at
+      select ${PRODUCT_DOCUMENT} as doc, iso_utc_micros(p.created_at) as sort_at
       from products p
       ${PRODUCT_JOINS}
       where p.store_id = ${storeId} and p.status = 'active'

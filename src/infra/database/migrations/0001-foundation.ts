@@ -9,6 +9,10 @@ export class Migration0001Foundation extends Migration {
       create function iso_utc(timestamptz) returns text
         language sql immutable parallel safe
         return to_char($1 at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      -- The same with microseconds: keyset cursors must not lose precision.
+      create function iso_utc_micros(timestamptz) returns text
+        language sql immutable parallel safe
+        return to_char($1 at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
 
       create table stores (
         id uuid primary key default gen_random_uuid(),
@@ -126,6 +130,24 @@ export class Migration0001Foundation extends Migration {
         constraint product_variants_store_id_sku_unique unique (store_id, sku)
       );
       create index product_variants_product_id_index on product_variants (product_id);
+
+      -- Any committed change to a store's catalogue, whatever wrote it, tells every instance to drop
+      -- that store's cached catalogue pages (NOTIFY is delivered on commit, once per store).
+      create function notify_catalogue_changed() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify('catalogue_changed', changed.store_id::text) from (select distinct store_id from changed_rows) changed;
+        return null;
+      end $$;
     `);
+    for (const table of ['categories', 'brands', 'products', 'product_variants']) {
+      this.addSql(`
+        create trigger ${table}_inserted after insert on ${table}
+          referencing new table as changed_rows for each statement execute function notify_catalogue_changed();
+        create trigger ${table}_updated after update on ${table}
+          referencing new table as changed_rows for each statement execute function notify_catalogue_changed();
+        create trigger ${table}_deleted after delete on ${table}
+          referencing old table as changed_rows for each statement execute function notify_catalogue_changed();
+      `);
+    }
   }
 }

@@ -1,0 +1,283 @@
+// Shared set-up for bench/run.js and bench/profile.js: a throw-away database, the built service as a
+// child process, a store with a high-limit key and a seeded catalogue, and autocannon runs.
+import autocannon from 'autocannon';
+import { execFile, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+export const MAIN = resolve(ROOT, 'dist/src/main.js');
+export const CLI = resolve(ROOT, 'dist/src/cli.js');
+export const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const execFileAsync = promisify(execFile);
+
+export function log(message) {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+export function assertBuilt() {
+  if (!existsSync(MAIN) || !existsSync(CLI)) {
+    throw new Error(`${MAIN} is missing: run "npm run bench" (it builds first) or "npm run build"`);
+  }
+}
+
+export async function freePort() {
+  const server = createServer();
+  await new Promise((done, fail) => server.once('error', fail).listen(0, '127.0.0.1', done));
+  const { port } = server.address();
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+export async function withClient(url, work) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database on DATABASE_URL's server (else the machine's PostgreSQL); drop() removes it. */
+export async function createDatabase(prefix = 'storefront_bench') {
+  const serverUrl = process.env.DATABASE_URL || DEFAULT_SERVER_URL;
+  const name = `${prefix}_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${randomBytes(2).toString('hex')}`;
+  await withClient(serverUrl, (client) => client.query(`create database ${name}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const serverVersion = await withClient(url.toString(), async (client) => (await client.query('show server_version')).rows[0].server_version);
+  let dropped = false;
+  return {
+    name,
+    url: url.toString(),
+    serverVersion,
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await withClient(serverUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+export function serviceEnv(databaseUrl, port) {
+  const env = { ...process.env };
+  // The bench decides these; a developer's shell must not leak other settings in by accident.
+  for (const name of ['DATA_DIR', 'EMBEDDED_PG_PORT', 'DEMO_STORE_ON_FIRST_START']) delete env[name];
+  return {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    PORT: String(port ?? 0),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
+    SECRET_KEY: BENCH_SECRET_KEY,
+  };
+}
+const BENCH_SECRET_KEY = randomBytes(32).toString('base64');
+
+/**
+ * Starts a Node entry point as a child process with IPC, and waits until `readyUrl` answers 200.
+ * Returns { child, base, stop(), output() }.
+ */
+export async function startProcess({ name, entry, args = [], execArgv = [], env, port, readyPath, timeoutMs = 60_000 }) {
+  const child = fork(entry, args, { cwd: ROOT, env, execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  let output = '';
+  const keep = (chunk) => {
+    output += chunk;
+    if (output.length > 20_000) output = output.slice(-20_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exited = null;
+  const exit = new Promise((done) => child.once('exit', (code, signal) => done((exited = { code, signal }))));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited) throw new Error(`${name} exited during start-up (${JSON.stringify(exited)}):\n${output}`);
+    try {
+      const response = await fetch(base + readyPath, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not answer ${readyPath} within ${timeoutMs / 1000} s:\n${output}`);
+    }
+    await sleep(100);
+  }
+  return {
+    child,
+    base,
+    output: () => output,
+    async stop() {
+      if (exited) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const result = await exit;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+}
+
+export async function startService(databaseUrl, { entry = MAIN, execArgv = [] } = {}) {
+  const port = await freePort();
+  return startProcess({ name: 'service', entry, execArgv, env: serviceEnv(databaseUrl, port), port, readyPath: '/health/ready' });
+}
+
+export async function startCeiling() {
+  const port = await freePort();
+  return startProcess({
+    name: 'ceiling',
+    entry: resolve(ROOT, 'bench/ceiling.js'),
+    env: { ...process.env, PORT: String(port) },
+    port,
+    readyPath: '/hello',
+  });
+}
+
+export async function cli(databaseUrl, args) {
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      env: serviceEnv(databaseUrl),
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return JSON.parse(stdout);
+  } catch (error) {
+    throw new Error(`cli ${args.join(' ')} failed: ${error.stdout ?? ''}${error.stderr ?? error.message}`);
+  }
+}
+
+/** A store named Bench, a key with a limit no bench reaches, and the demo catalogue. */
+export async function createBenchStore(databaseUrl) {
+  const created = await cli(databaseUrl, ['store', 'create', '--name', 'Bench']);
+  const storeId = created.store.id;
+  // The CLI accepts 1..9999999 (7 digits); 10000000 is refused as a usage error.
+  const issued = await cli(databaseUrl, ['key', 'issue', '--store', storeId, '--rate-limit', '9999999']);
+  const seeded = await cli(databaseUrl, ['demo', 'seed', '--store', storeId]);
+  // Planner statistics as a long-running database has them (autovacuum would otherwise analyze the
+  // freshly seeded tables at some random point during the measurements and change the plans).
+  await withClient(databaseUrl, (client) => client.query('analyze'));
+  return { storeId, apiKey: issued.apiKey.key, apiKeyId: issued.apiKey.id, seeded: seeded.seeded };
+}
+
+export async function mintToken(base, apiKey) {
+  const response = await fetch(`${base}/v1/auth/anonymous`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  const body = await response.json();
+  if (response.status !== 201 || typeof body.accessToken !== 'string') {
+    throw new Error(`mint answered ${response.status}: ${JSON.stringify(body)}`);
+  }
+  return body.accessToken;
+}
+
+export async function getJson(base, path, token) {
+  const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
+  const body = await response.json();
+  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** The request definitions of the scenarios, against a running service. */
+export function scenarioRequests({ base, apiKey, token, slug }) {
+  return {
+    mint: {
+      title: 'POST /v1/auth/anonymous (mint)',
+      url: `${base}/v1/auth/anonymous`,
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: '{}',
+      expectStatus: 201,
+    },
+    list: {
+      title: 'GET /v1/catalogue/products (20 per page)',
+      url: `${base}/v1/catalogue/products`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${token}` },
+      expectStatus: 200,
+    },
+    detail: {
+      title: `GET /v1/catalogue/products/{slug}`,
+      url: `${base}/v1/catalogue/products/${encodeURIComponent(slug)}`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${token}` },
+      expectStatus: 200,
+    },
+  };
+}
+
+function runAutocannon(options) {
+  return new Promise((done, fail) => {
+    autocannon(options, (error, result) => (error ? fail(error) : done(result)));
+  });
+}
+
+/** Warm-up (discarded), then the measured run. */
+export async function load(request, { connections = 50, seconds = 10, warmupSeconds = 2 } = {}) {
+  const options = {
+    url: request.url,
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    connections,
+    pipelining: 1,
+    timeout: 10,
+  };
+  if (warmupSeconds > 0) await runAutocannon({ ...options, duration: warmupSeconds });
+  const result = await runAutocannon({ ...options, duration: seconds });
+  return summarise(result, connections, seconds);
+}
+
+function summarise(result, connections, seconds) {
+  const round = (value, digits = 2) => (typeof value === 'number' ? Number(value.toFixed(digits)) : value);
+  return {
+    connections,
+    durationSeconds: seconds,
+    requests: result.requests.total,
+    rps: { mean: round(result.requests.average, 1), stddev: round(result.requests.stddev, 1), min: result.requests.min, max: result.requests.max },
+    latencyMs: {
+      mean: round(result.latency.average),
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count])),
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    throughputMBps: round(result.throughput.average / 1e6),
+  };
+}
+
+/**
+ * How busy the machine is with other work: the share of all cores' time not idle over `ms`, taken
+ * while the bench itself sends nothing (Linux /proc/stat; null elsewhere).
+ */
+export async function backgroundCpuPercent(ms = 1000) {
+  const read = () => {
+    try {
+      const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+      const idle = fields[3] + (fields[4] ?? 0);
+      return { idle, total: fields.reduce((a, b) => a + b, 0) };
+    } catch {
+      return null;
+    }
+  };
+  const before = read();
+  await sleep(ms);
+  const after = read();
+  if (!before || !after || after.total === before.total) return null;
+  return Number((100 * (1 - (after.idle - before.idle) / (after.total - before.total))).toFixed(1));
+}

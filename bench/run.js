@@ -1,0 +1,194 @@
+// `npm run bench`: throughput and latency of the built service against a bare-Fastify ceiling,
+// all in one run on this machine. See bench/README.md.
+//
+// Options (also as environment variables): --seconds N (BENCH_SECONDS, default 10),
+// --warmup N (BENCH_WARMUP_SECONDS, default 2), --connections N (BENCH_CONNECTIONS, default 50),
+// --only mint,list,detail (default all; the ceiling always runs).
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  assertBuilt,
+  backgroundCpuPercent,
+  createBenchStore,
+  createDatabase,
+  getJson,
+  load,
+  log,
+  mintToken,
+  ROOT,
+  scenarioRequests,
+  startCeiling,
+  startService,
+} from './lib.js';
+
+const AIMS = { listRatio: 0.3, mintRatio: 0.1, p99Ms: 25 };
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: process.env.BENCH_SECONDS ?? '10' },
+    warmup: { type: 'string', default: process.env.BENCH_WARMUP_SECONDS ?? '2' },
+    connections: { type: 'string', default: process.env.BENCH_CONNECTIONS ?? '50' },
+    only: { type: 'string', default: 'mint,list,detail' },
+  },
+});
+const settings = { seconds: Number(args.seconds), warmupSeconds: Number(args.warmup), connections: Number(args.connections) };
+const only = new Set(args.only.split(',').map((name) => name.trim()));
+
+const cleanups = [];
+async function cleanUp() {
+  while (cleanups.length > 0) {
+    const step = cleanups.pop();
+    await step().catch((error) => log(`clean-up step failed: ${error.message}`));
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+async function main() {
+  assertBuilt();
+  const startedAt = new Date();
+  const database = await createDatabase();
+  cleanups.push(() => database.drop());
+  log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
+
+  const service = await startService(database.url);
+  cleanups.push(() => service.stop());
+  log(`service on ${service.base}`);
+
+  const store = await createBenchStore(database.url);
+  log(`store ${store.storeId}: ${JSON.stringify(store.seeded)}`);
+  const token = await mintToken(service.base, store.apiKey);
+  const page = await getJson(service.base, '/v1/catalogue/products', token);
+  if (!Array.isArray(page.items) || page.items.length === 0) throw new Error('the seeded store lists no products');
+  const slug = page.items[0].slug;
+  await getJson(service.base, `/v1/catalogue/products/${encodeURIComponent(slug)}`, token);
+  const requests = scenarioRequests({ base: service.base, apiKey: store.apiKey, token, slug });
+
+  const scenarios = {};
+  const measure = async (name, title, request, run) => {
+    log(`${title}: ${settings.warmupSeconds} s warm-up, ${settings.seconds} s at ${settings.connections} connections`);
+    const otherCpu = await backgroundCpuPercent();
+    const result = await run();
+    scenarios[name] = { title, method: request.method, path: new URL(request.url).pathname, backgroundCpuPercentBefore: otherCpu, ...result };
+  };
+
+  // (a) the ceiling, measured while the service idles (it is started, but receives nothing).
+  const ceiling = await startCeiling();
+  cleanups.push(() => ceiling.stop());
+  const ceilingRequest = { url: `${ceiling.base}/hello`, method: 'GET', headers: {} };
+  await measure('ceiling', 'GET /hello on bare Fastify (ceiling)', ceilingRequest, () => load(ceilingRequest, settings));
+  await ceiling.stop();
+  cleanups.pop();
+
+  for (const name of ['mint', 'list', 'detail']) {
+    if (!only.has(name)) continue;
+    await measure(name, requests[name].title, requests[name], () => load(requests[name], settings));
+  }
+
+  const serviceOutput = service.output();
+  await service.stop();
+  cleanups.pop();
+  await database.drop();
+  cleanups.pop();
+
+  // Ratios and verdicts.
+  const ceilingRps = scenarios.ceiling.rps.mean;
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    if (name !== 'ceiling') scenario.ratioToCeiling = Number((scenario.rps.mean / ceilingRps).toFixed(3));
+  }
+  const aims = [];
+  if (scenarios.list) aims.push(aim('catalogue list rps >= 30% of ceiling', scenarios.list.ratioToCeiling, `>= ${AIMS.listRatio}`, scenarios.list.ratioToCeiling >= AIMS.listRatio));
+  if (scenarios.mint) aims.push(aim('mint rps >= 10% of ceiling', scenarios.mint.ratioToCeiling, `>= ${AIMS.mintRatio}`, scenarios.mint.ratioToCeiling >= AIMS.mintRatio));
+  for (const name of ['mint', 'list', 'detail']) {
+    if (scenarios[name]) aims.push(aim(`${name} p99 < ${AIMS.p99Ms} ms`, scenarios[name].latencyMs.p99, `< ${AIMS.p99Ms}`, scenarios[name].latencyMs.p99 < AIMS.p99Ms));
+  }
+  const failures = Object.entries(scenarios)
+    .filter(([, s]) => s.non2xx > 0 || s.errors > 0 || s.timeouts > 0)
+    .map(([name, s]) => `${name}: non2xx=${s.non2xx} errors=${s.errors} timeouts=${s.timeouts} statusCodes=${JSON.stringify(s.statusCodes)}`);
+
+  const results = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    settings,
+    machine: await machineInfo(database.serverVersion),
+    service: { rateLimitStore: process.env.REDIS_URL ? 'redis' : 'memory', logLevel: process.env.BENCH_LOG_LEVEL || 'warn', catalogue: store.seeded },
+    scenarios,
+    aims,
+    ok: failures.length === 0,
+    failures,
+  };
+
+  const dir = resolve(ROOT, 'bench/results');
+  await mkdir(dir, { recursive: true });
+  const file = resolve(dir, `${startedAt.toISOString().replace(/:/g, '-')}.json`);
+  const json = JSON.stringify(results, null, 2) + '\n';
+  await writeFile(file, json);
+  await writeFile(resolve(dir, 'latest.json'), json);
+
+  printTable(results);
+  log(`results: ${file} (and bench/results/latest.json)`);
+  if (failures.length > 0) {
+    process.stderr.write(`\nBENCH FAILED: requests that did not succeed:\n  ${failures.join('\n  ')}\n`);
+    const tail = serviceOutput.split('\n').slice(-30).join('\n');
+    if (tail.trim()) process.stderr.write(`service output (last lines):\n${tail}\n`);
+    process.exitCode = 1;
+  }
+}
+
+function aim(name, value, target, met) {
+  return { name, value, target, met };
+}
+
+async function machineInfo(postgresVersion) {
+  const cpuList = cpus();
+  const version = async (pkg) => JSON.parse(await readFile(resolve(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  return {
+    platform: `${platform()} ${release()}`,
+    cpus: cpuList.length,
+    cpuModel: cpuList[0]?.model,
+    memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
+    freeMemoryGiB: Number((freemem() / 2 ** 30).toFixed(1)),
+    loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
+    node: process.version,
+    postgres: postgresVersion,
+    fastify: await version('fastify'),
+    autocannon: await version('autocannon'),
+    note: 'load generator, service, ceiling and PostgreSQL share these cores',
+  };
+}
+
+function printTable({ scenarios, aims, machine, settings: s }) {
+  const rows = [['scenario', 'req/s', 'x ceiling', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non2xx']];
+  for (const [name, r] of Object.entries(scenarios)) {
+    rows.push([name, r.rps.mean.toFixed(0), name === 'ceiling' ? '1' : r.ratioToCeiling.toFixed(3), r.latencyMs.p50, r.latencyMs.p90, r.latencyMs.p99, r.latencyMs.max, r.non2xx + r.errors + r.timeouts].map(String));
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const out = [
+    '',
+    `${machine.cpus} x ${machine.cpuModel}, node ${machine.node}, PostgreSQL ${machine.postgres}; ${s.connections} connections, ${s.seconds} s (+${s.warmupSeconds} s warm-up)`,
+    line(rows[0]),
+    ...rows.slice(1).map(line),
+    '',
+    ...aims.map((a) => `${a.met ? 'MET   ' : 'MISSED'}  ${a.name}: ${a.value} (aim ${a.target})`),
+    '',
+  ];
+  const busiest = Math.max(...Object.values(scenarios).map((r) => r.backgroundCpuPercentBefore ?? 0));
+  if (busiest > 10) {
+    out.push(`note: other work kept up to ${busiest}% of the machine's CPU busy just before a scenario: absolute numbers are low, ratios less affected.`, '');
+  }
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+main()
+  .catch((error) => {
+    process.stderr.write(`\nBENCH FAILED: ${error?.stack ?? error}\n`);
+    process.exitCode = 1;
+  })
+  .finally(cleanUp);

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { expect } from 'vitest';
+
+/** Anything with the parts of a response these helpers read: an inject() answer or a fetch() one, normalised. */
+export interface ResponseLike {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+}
+
+/** A fetch() answer in the shape of an inject() answer, so the same assertions read both. */
+export async function fromFetch(response: Response): Promise<ResponseLike> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  const setCookie = response.headers.getSetCookie();
+  if (setCookie.length > 0) headers['set-cookie'] = setCookie;
+  return { statusCode: response.status, headers, body: await response.text() };
+}
+
+const PROBLEM_MEMBERS = ['type', 'title', 'status', 'code', 'message_en', 'message_ar', 'requestId'];
+
+/**
+ * Contract section 2: an RFC 9457 problem document with the exact status and code, both messages,
+ * the request id (also in X-Request-Id) and nothing that looks like a stack trace.
+ */
+export function expectProblem(response: ResponseLike | LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
+  const body = parse(response);
+  expect({ status: response.statusCode, code: body.code }, response.body).toEqual({ status, code });
+  expect(String(response.headers['content-type'])).toMatch(/^application\/problem\+json\b/);
+  for (const member of PROBLEM_MEMBERS) expect(body, `problem member ${member}`).toHaveProperty(member);
+  expect(body.type).toBe('about:blank');
+  expect(body.status).toBe(status);
+  expect(typeof body.title).toBe('string');
+  expect(String(body.message_en).length).toBeGreaterThan(0);
+  expect(String(body.message_ar)).toMatch(/[\u0600-\u06FF]/);
+  expect(typeof body.requestId).toBe('string');
+  expect(String(body.requestId).length).toBeGreaterThan(0);
+  expect(response.headers['x-request-id']).toBe(body.requestId);
+  expect(body).not.toHaveProperty('stack');
+  expect(response.body).not.toMatch(/\bat .+\.(ts|js):\d+|node_modules|Error: /);
+  return body;
+}
+
+export function parse(response: ResponseLike | LightMyRequestResponse): Record<string, any> {
+  try {
+    return JSON.parse(response.body) as Record<string, any>;
+  } catch {
+    throw new Error(`response is not JSON (${response.statusCode}): ${response.body.slice(0, 200)}`);
+  }
+}
+
+export interface SetCookie {
+  name: string;
+  value: string;
+  /** Attribute names lower-cased; flag attributes map to true. */
+  attributes: Record<string, string | true>;
+  raw: string;
+}
+
+/** The Set-Cookie headers of a response, by cookie name. */
+export function setCookies(response: ResponseLike | LightMyRequestResponse): Record<string, SetCookie> {
+  const header = response.headers['set-cookie'];
+  const lines = header === undefined ? [] : Array.isArray(header) ? header : [String(header)];
+  const cookies: Record<string, SetCookie> = {};
+  for (const raw of lines) {
+    const [pair, ...attributeParts] = raw.split(';').map((part) => part.trim());
+    const separator = pair.indexOf('=');
+    const name = pair.slice(0, separator);
+    const attributes: Record<string, string | true> = {};
+    for (const part of attributeParts) {
+      const at = part.indexOf('=');
+      if (at === -1) attributes[part.toLowerCase()] = true;
+      else attributes[part.slice(0, at).toLowerCase()] = part.slice(at + 1);
+    }
+    cookies[name] = { name, value: decodeURIComponent(pair.slice(separator + 1)), attributes, raw };
+  }
+  return cookies;
+}
+
+export function decodeJwt(token: string): { header: Record<string, any>; payload: Record<string, any>; signature: string } {
+  const [header, payload, signature] = token.split('.');
+  return {
+    header: JSON.parse(Buffer.from(header, 'base64url').toString('utf8')),
+    payload: JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')),
+    signature,
+  };
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** A direct connection to the run's test database, for arranging states the API cannot reach (expiry, age). */
+export async function withDb<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it returns true or `timeoutMs` passes; answers how long it took, or null on timeout. */
+export async function within(timeoutMs: number, probe: () => Promise<boolean>, everyMs = 20): Promise<number | null> {
+  const started = Date.now();
+  while (Date.now() - started <= timeoutMs) {
+    if (await probe()) return Date.now() - started;
+    await sleep(everyMs);
+  }
+  return null;
+}
+
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const REFRESH_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Resolves once `feed` has delivered `payload` on `channel` to its subscribers. Listeners run in
+ * subscription order, so by then every service that subscribed at start-up has handled it.
+ */
+export function notified(feed: { subscribe(channel: string, listener: (payload: string) => void): void }, channel: string, payload: string, timeoutMs = 2000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const timer = setTimeout(() => !done && reject(new Error(`no ${channel} notification ${payload} within ${timeoutMs} ms`)), timeoutMs);
+    feed.subscribe(channel, (received) => {
+      if (done || received !== payload) return;
+      done = true;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,243 @@
+import { execFile } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { SCOPES } from '../src/auth/access/scopes.js';
+import { buildOnce, ROOT } from './support/build.js';
+import { mint } from './support/fixtures.js';
+import { expectProblem } from './support/problem.js';
+import { startTestApp, TEST_SECRET_KEY, type TestApp } from './support/test-app.js';
+
+const KEY = /^sk_live_[A-Za-z0-9]{40}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+let cliPath: string;
+
+/** The real command line, as an operator runs it: `node dist/src/cli.js …` (this run's build of it). */
+function runCli(env: Record<string, string>, args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [cliPath, ...args],
+      {
+        cwd: ROOT,
+        timeout: 30_000,
+        env: {
+          PATH: process.env.PATH ?? '',
+          DATABASE_URL: inject('databaseUrl'),
+          SECRET_KEY: TEST_SECRET_KEY,
+          // Start-up is mostly module loading: let the runs share V8's compile cache.
+          NODE_COMPILE_CACHE: join(tmpdir(), 'storefront-test-compile-cache'),
+          ...env,
+        },
+      },
+      (error, stdout, stderr) => {
+        let json: unknown;
+        try {
+          // The whole of stdout is one JSON document: nothing else may be printed there.
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        done({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr, json });
+      },
+    );
+  });
+}
+
+const cli = Object.assign((...args: string[]) => runCli({}, args), {
+  withEnv: (env: Record<string, string>, ...args: string[]) => runCli(env, args),
+});
+
+function expectSuccess(run: Run): any {
+  expect(run.code, run.stderr || run.stdout).toBe(0);
+  expect(run.json, `stdout is not JSON: ${run.stdout}`).toBeDefined();
+  return run.json;
+}
+
+function expectFailure(run: Run, exitCode: number, code: string): void {
+  expect(run.code, run.stdout).toBe(exitCode);
+  expect(run.json, `stdout is not JSON: ${run.stdout}`).toEqual({ error: { code, message: expect.any(String) } });
+  expect(run.json.error.message.length).toBeGreaterThan(5);
+  expect(run.stderr).toContain(run.json.error.message.split('\n')[0]);
+  expect(run.stdout).not.toMatch(/\bat \S+ \(/);
+}
+
+describe('command line (contract section 3)', () => {
+  let db: pg.Client;
+  let t: TestApp;
+  let store: { id: string; name: string; plan: string };
+  let firstKey: { id: string; key: string };
+  let issued: { id: string; key: string };
+
+  beforeAll(async () => {
+    await Promise.all([
+      buildOnce().then((built) => {
+        cliPath = built('src/cli.js');
+      }),
+      (async () => {
+        db = new pg.Client({ connectionString: inject('databaseUrl') });
+        await db.connect();
+      })(),
+      (async () => {
+        t = await startTestApp();
+      })(),
+    ]);
+  }, 120_000);
+  afterAll(async () => {
+    await db?.end();
+    await t?.close();
+  });
+
+  it('store create prints exactly the store and its first key', async () => {
+    const out = expectSuccess(await cli('store', 'create', '--name', 'CLI Store', '--plan', 'growth'));
+    expect(Object.keys(out)).toEqual(['store', 'apiKey']);
+    expect(Object.keys(out.store).sort()).toEqual(['id', 'name', 'plan']);
+    expect(Object.keys(out.apiKey).sort()).toEqual(['id', 'key', 'rateLimitPerMinute', 'scopes']);
+    expect(out.store).toEqual({ id: expect.stringMatching(UUID), name: 'CLI Store', plan: 'growth' });
+    expect(out.apiKey).toEqual({ id: expect.stringMatching(UUID), key: expect.stringMatching(KEY), rateLimitPerMinute: 600, scopes: [...SCOPES] });
+    store = out.store;
+    firstKey = out.apiKey;
+
+    const { rows } = await db.query('select name, plan from stores where id = $1', [store.id]);
+    expect(rows).toEqual([{ name: 'CLI Store', plan: 'growth' }]);
+  });
+
+  it('keeps only a 64-hex hash of the key in the database', async () => {
+    const { rows } = await db.query('select key_hash, display_prefix, row_to_json(k)::text as whole from api_keys k where id = $1', [firstKey.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0].key_hash).toBe(sha256(firstKey.key));
+    expect(rows[0].whole).not.toContain(firstKey.key);
+    expect(rows[0].whole).not.toContain(firstKey.key.slice(12));
+    expect(rows[0].display_prefix).toBe(firstKey.key.slice(0, 12));
+  });
+
+  it('the key it prints opens a session on the running service', async () => {
+    const response = await mint(t.app, firstKey.key);
+    expect(response.statusCode).toBe(201);
+  });
+
+  it('key issue prints a new key with the given limit and scopes', async () => {
+    const out = expectSuccess(await cli('key', 'issue', '--store', store.id, '--rate-limit', '50', '--scopes', 'catalogue:read,cart:read'));
+    expect(Object.keys(out)).toEqual(['apiKey']);
+    expect(Object.keys(out.apiKey).sort()).toEqual(['id', 'key', 'rateLimitPerMinute', 'scopes']);
+    expect(out.apiKey).toEqual({ id: expect.stringMatching(UUID), key: expect.stringMatching(KEY), rateLimitPerMinute: 50, scopes: ['catalogue:read', 'cart:read'] });
+    expect(out.apiKey.key).not.toBe(firstKey.key);
+    issued = out.apiKey;
+    const { rows } = await db.query('select key_hash, scopes, rate_limit_per_minute, store_id from api_keys where id = $1', [issued.id]);
+    expect(rows).toEqual([{ key_hash: sha256(issued.key), scopes: ['catalogue:read', 'cart:read'], rate_limit_per_minute: 50, store_id: store.id }]);
+
+    const session = await mint(t.app, issued.key);
+    expect(session.statusCode).toBe(201);
+    expect(session.json().scope).toEqual(['catalogue:read', 'cart:read']);
+  });
+
+  it('key list shows the keys, never a key or its hash', async () => {
+    const run = await cli('key', 'list', '--store', store.id);
+    const out = expectSuccess(run);
+    expect(Object.keys(out)).toEqual(['apiKeys']);
+    expect(out.apiKeys.map((key: { id: string }) => key.id)).toEqual([firstKey.id, issued.id]);
+    for (const key of out.apiKeys) {
+      expect(Object.keys(key).sort()).toEqual(['createdAt', 'displayPrefix', 'id', 'rateLimitPerMinute', 'revokedAt', 'scopes']);
+      expect(key.displayPrefix).toMatch(/^sk_live_[A-Za-z0-9]{4}$/);
+      expect(key.revokedAt).toBeNull();
+    }
+    expect(out.apiKeys[1]).toMatchObject({ rateLimitPerMinute: 50, scopes: ['catalogue:read', 'cart:read'] });
+    for (const secret of [firstKey.key, issued.key, sha256(firstKey.key), sha256(issued.key), firstKey.key.slice(12), issued.key.slice(12)]) {
+      expect(run.stdout).not.toContain(secret);
+      expect(run.stderr).not.toContain(secret);
+    }
+  });
+
+  it('key revoke prints the id and revocation time, and the running service refuses the key at once', async () => {
+    const out = expectSuccess(await cli('key', 'revoke', '--key', issued.id));
+    expect(out).toEqual({ apiKey: { id: issued.id, revokedAt: expect.stringMatching(ISO) } });
+    expect(Object.keys(out.apiKey)).toEqual(['id', 'revokedAt']);
+    const { rows } = await db.query('select revoked_at from api_keys where id = $1', [issued.id]);
+    expect((rows[0].revoked_at as Date).toISOString()).toBe(out.apiKey.revokedAt);
+
+    expectProblem(await mint(t.app, issued.key), 401, 'INVALID_API_KEY');
+    expect((await mint(t.app, firstKey.key)).statusCode).toBe(201);
+  });
+
+  it('refuses an unknown store or key with exit 1 and a JSON error on stdout', async () => {
+    const missing = randomUUID();
+    const [issue, revoke] = await Promise.all([cli('key', 'issue', '--store', missing), cli('key', 'revoke', '--key', missing)]);
+    expectFailure(issue, 1, 'STORE_NOT_FOUND');
+    expectFailure(revoke, 1, 'KEY_NOT_FOUND');
+    const keys = await db.query('select count(*)::int as count from api_keys where store_id = $1', [missing]);
+    expect(keys.rows[0].count).toBe(0);
+  });
+
+  it('refuses bad usage with exit 2 before opening any database', async () => {
+    const cases = [
+      [],
+      ['store'],
+      ['shop', 'create', '--name', 'X'],
+      ['store', 'create'],
+      ['store', 'create', '--name', '   '],
+      ['store', 'create', '--name', 'X', '--plan', 'gold'],
+      ['store', 'create', '--name', 'X', '--colour', 'red'],
+      ['store', 'create', '--name', 'X', 'extra'],
+      ['store', 'create', '--name'],
+      ['key', 'issue', '--store', 'not-a-uuid'],
+      ['key', 'issue', '--store', store.id, '--rate-limit', '0'],
+      ['key', 'issue', '--store', store.id, '--rate-limit', 'lots'],
+      ['key', 'issue', '--store', store.id, '--scopes', 'catalogue:read,admin:all'],
+      ['key', 'issue', '--store', store.id, '--scopes', ','],
+      ['key', 'revoke'],
+      ['key', 'list', '--store', ''],
+      ['demo', 'seed', '--store', store.id, '--products', '-5'],
+      ['demo', 'seed', '--store', store.id, '--products', '0'],
+    ];
+    // A database that cannot be reached: a usage error must not need one.
+    const runs = await Promise.all(cases.map((args) => cli.withEnv({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, ...args)));
+    runs.forEach((run, index) => {
+      expectFailure(run, 2, 'USAGE');
+      expect(run.json.error.message, cases[index].join(' ')).toMatch(/usage:/);
+    });
+    const stores = await db.query(`select count(*)::int as count from stores where name = 'X'`);
+    expect(stores.rows[0].count).toBe(0);
+    const keys = await db.query('select count(*)::int as count from api_keys where store_id = $1', [store.id]);
+    expect(keys.rows[0].count).toBe(2);
+  });
+
+  it('demo seed fills an empty store, and refuses a second time with CATALOGUE_NOT_EMPTY', async () => {
+    const counts = async () =>
+      (
+        await db.query(
+          `select (select count(*)::int from products where store_id = $1) as products,
+                  (select count(*)::int from product_variants where store_id = $1) as variants,
+                  (select count(*)::int from categories where store_id = $1) as categories,
+                  (select count(*)::int from brands where store_id = $1) as brands`,
+          [store.id],
+        )
+      ).rows[0];
+    const out = expectSuccess(await cli('demo', 'seed', '--store', store.id, '--products', '30'));
+    expect(out).toEqual({
+      storeId: store.id,
+      seeded: { categories: expect.any(Number), brands: expect.any(Number), products: 30, variants: expect.any(Number) },
+    });
+    const after = await counts();
+    expect(after).toEqual(out.seeded);
+    expect(after.variants).toBeGreaterThanOrEqual(30);
+    const { rows } = await db.query(`select count(*)::int as count from products where store_id = $1 and name_ar ~ '[\u0600-\u06FF]'`, [store.id]);
+    expect(rows[0].count).toBe(30);
+
+    expectFailure(await cli('demo', 'seed', '--store', store.id, '--products', '5'), 1, 'CATALOGUE_NOT_EMPTY');
+    expect(await counts()).toEqual(after);
+  });
+});
