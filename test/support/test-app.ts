@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pg from 'pg';
 import { inject } from 'vitest';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig } from '../../src/infra/config/app-config.js';
@@ -17,13 +18,13 @@ export interface TestApp {
 
 /** The real application on the run's test database; `env` overrides configuration like the environment would. */
 export async function startTestApp(env: Record<string, string> = {}, logDestination?: { write(line: string): void }): Promise<TestApp> {
-  const databaseUrl = inject('databaseUrl');
+  const databaseUrl = env.DATABASE_URL ?? inject('databaseUrl');
   const config = loadConfig({
-    DATABASE_URL: databaseUrl,
     SECRET_KEY: TEST_SECRET_KEY,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_POOL_SIZE: '10',
     ...env,
+    DATABASE_URL: databaseUrl,
   });
   const logger = createLogger(config.LOG_LEVEL, logDestination);
   const app = await createApp({ config, database: new DatabaseConnection(databaseUrl, false), logger, schedulers: false });
@@ -41,4 +42,28 @@ export async function startTestApp(env: Record<string, string> = {}, logDestinat
     },
     close: () => app.close(),
   };
+}
+
+/**
+ * A database of its own, for tests that change what every app on the shared test database relies on
+ * (signing keys, connectivity). Dropped by the returned function.
+ */
+export async function createIsolatedDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const shared = new URL(inject('databaseUrl'));
+  const name = `${shared.pathname.slice(1)}_iso_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new URL(shared);
+  admin.pathname = '/postgres';
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`create database ${name}`);
+  const url = new URL(shared);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
 }

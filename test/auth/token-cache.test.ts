@@ -1,0 +1,58 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGNING_KEY_STORE, type SigningKeyStore } from '../../src/auth/signing/signing-key-store.js';
+import { accessToken, createStore, get } from '../support/fixtures.js';
+import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
+
+function kidOf(token: string): string {
+  return JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString()).kid;
+}
+
+describe('verified-token cache', () => {
+  let t: TestApp;
+  let sql: pg.Client;
+  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
+  beforeAll(async () => {
+    // Withdrawing a signing key would break other files' tokens on the shared database.
+    database = await createIsolatedDatabase();
+    t = await startTestApp({ DATABASE_URL: database.url });
+    sql = new pg.Client({ connectionString: t.databaseUrl });
+    await sql.connect();
+  });
+  afterAll(async () => {
+    await sql.end();
+    await t.close();
+    await database.drop();
+  });
+
+  it('never answers a tampered copy of a token it has already verified', async () => {
+    const store = await createStore(t.app);
+    const token = await accessToken(t.app, store.key);
+    expect((await get(t.app, '/v1/catalogue/brands', token)).statusCode).toBe(200);
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const widened = Buffer.from(JSON.stringify({ ...claims, store: '00000000-0000-0000-0000-000000000000' })).toString('base64url');
+    expect((await get(t.app, '/v1/catalogue/brands', `${header}.${widened}.${signature}`)).statusCode).toBe(401);
+    expect((await get(t.app, '/v1/catalogue/brands', `${token}x`)).statusCode).toBe(401);
+  });
+
+  it('stops accepting a cached token once its signing key leaves the verification set', async () => {
+    const store = await createStore(t.app);
+    const token = await accessToken(t.app, store.key);
+    expect((await get(t.app, '/v1/catalogue/brands', token)).statusCode).toBe(200);
+
+    await t.app.get<SigningKeyStore>(SIGNING_KEY_STORE).rotate();
+    expect((await get(t.app, '/v1/catalogue/brands', token)).statusCode).toBe(200);
+
+    // The old key retired long ago (as if compromised and withdrawn): every instance reloads on the notice.
+    await sql.query(`update signing_keys set retired_at = now() - interval '1 day' where kid = $1`, [kidOf(token)]);
+    await sql.query(`select pg_notify('signing_keys_changed', 'withdrawn')`);
+    let status = 200;
+    for (let attempt = 0; attempt < 60 && status === 200; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      status = (await get(t.app, '/v1/catalogue/brands', token)).statusCode;
+    }
+    expect(status).toBe(401);
+    expect((await get(t.app, '/v1/catalogue/brands', await accessToken(t.app, store.key))).statusCode).toBe(200);
+  });
+});
