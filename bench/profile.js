@@ -5,7 +5,8 @@
 // and a CPU profile covers exactly the measured window; the self time is then aggregated by function
 // and by package. Then the PostgreSQL side: the exact SQL of the catalogue list, the product detail
 // and the mint (captured by running the compiled services against a logging Kysely), EXPLAIN
-// (ANALYZE, BUFFERS), and the query's own rate with 1 and with 20 connections, without the service.
+// (ANALYZE, BUFFERS), and the query's own rate with 1 and with 20 connections, without the service
+// (and with 20 as a prepared statement, to show what re-planning at every call costs).
 // Writes bench/results/profile-latest.json; the .cpuprofile files go to --out (default: a temp dir)
 // and open in Chrome DevTools or speedscope.
 import 'reflect-metadata';
@@ -209,8 +210,9 @@ async function explainAndTime(databaseUrl, name, query) {
 
   // The query's own rate, without the service: 1 connection, then 20 (the service's pool size).
   // Writes commit one by one, as the service's do (rows land in the throw-away database).
-  const rate = async (connections, ms) => {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: connections });
+  // Rows stay text (no JSON.parse here), so the rate is PostgreSQL's and the wire's, not this process's.
+  const rate = async (connections, ms, prepared = false) => {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: connections, types: { getTypeParser: () => (value) => value } });
     const latencies = [];
     const deadline = Date.now() + ms;
     const worker = async () => {
@@ -218,7 +220,7 @@ async function explainAndTime(databaseUrl, name, query) {
       try {
         while (Date.now() < deadline) {
           const started = performance.now();
-          await client.query(query.sql, parametersOf(query));
+          await client.query(prepared ? { name: `bench_${name}`, text: query.sql, values: parametersOf(query) } : { text: query.sql, values: parametersOf(query) });
           latencies.push(performance.now() - started);
         }
       } finally {
@@ -229,11 +231,13 @@ async function explainAndTime(databaseUrl, name, query) {
     await pool.end();
     latencies.sort((a, b) => a - b);
     const at = (p) => Number(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))].toFixed(2));
-    return { connections, queriesPerSecond: Math.round(latencies.length / (ms / 1000)), p50Ms: at(0.5), p99Ms: at(0.99) };
+    return { connections, prepared, queriesPerSecond: Math.round(latencies.length / (ms / 1000)), p50Ms: at(0.5), p99Ms: at(0.99) };
   };
   const serial = await rate(1, 3000);
   const concurrent = await rate(20, 3000);
-  return { name, planningMs: timing('Planning Time'), executionMs: timing('Execution Time'), plan, serial, concurrent };
+  // The same as a named prepared statement: planned once per connection instead of at every call.
+  const concurrentPrepared = await rate(20, 3000, true);
+  return { name, planningMs: timing('Planning Time'), executionMs: timing('Execution Time'), plan, serial, concurrent, concurrentPrepared };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,7 +288,12 @@ async function profileScenarios() {
 
     if (!args['no-sql']) {
       log('PostgreSQL side: capturing the SQL, EXPLAIN ANALYZE, query rate with 1 and 20 connections');
-      const queries = await captureQueries(database.url, store);
+      let queries = {};
+      try {
+        queries = await captureQueries(database.url, store);
+      } catch (error) {
+        log(`could not capture the SQL from the compiled services (their constructors changed?): ${error.message}`);
+      }
       for (const [name, query] of Object.entries(queries)) {
         const timed = await explainAndTime(database.url, name, query);
         report.sql[name] = { ...timed, sql: query.sql.replace(/\s+/g, ' ').trim(), parameters: query.parameters, responseBytes: query.responseBytes };
@@ -292,7 +301,8 @@ async function profileScenarios() {
           `\n## SQL ${name}: planning ${timed.planningMs} ms, execution ${timed.executionMs} ms (EXPLAIN ANALYZE)` +
             `${query.responseBytes ? `, document ${query.responseBytes} bytes` : ''}\n` +
             `   alone: 1 connection ${timed.serial.queriesPerSecond} q/s (p50 ${timed.serial.p50Ms} ms); ` +
-            `20 connections ${timed.concurrent.queriesPerSecond} q/s (p50 ${timed.concurrent.p50Ms} ms, p99 ${timed.concurrent.p99Ms} ms)\n` +
+            `20 connections ${timed.concurrent.queriesPerSecond} q/s (p50 ${timed.concurrent.p50Ms} ms, p99 ${timed.concurrent.p99Ms} ms); ` +
+            `prepared, 20 connections ${timed.concurrentPrepared.queriesPerSecond} q/s\n` +
             timed.plan.map((line) => `   ${line}`).join('\n') +
             '\n',
         );

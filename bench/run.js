@@ -116,6 +116,7 @@ async function main() {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     settings,
+    commit: await gitCommit(),
     machine: await machineInfo(database.serverVersion),
     service: { rateLimitStore: process.env.REDIS_URL ? 'redis' : 'memory', logLevel: process.env.BENCH_LOG_LEVEL || 'warn', catalogue: store.seeded },
     scenarios,
@@ -143,6 +144,23 @@ async function main() {
 
 function aim(name, value, target, met) {
   return { name, value, target, met };
+}
+
+/** The checked-out commit, read from .git without running git (best effort; uncommitted changes are not detected). */
+async function gitCommit() {
+  try {
+    const head = (await readFile(resolve(ROOT, '.git/HEAD'), 'utf8')).trim();
+    if (!head.startsWith('ref: ')) return head;
+    const ref = head.slice(5);
+    try {
+      return (await readFile(resolve(ROOT, '.git', ref), 'utf8')).trim();
+    } catch {
+      const packed = await readFile(resolve(ROOT, '.git/packed-refs'), 'utf8');
+      return packed.split('\n').find((line) => line.endsWith(` ${ref}`))?.split(' ')[0] ?? null;
+    }
+  } catch {
+    return null;
+  }
 }
 
 async function machineInfo(postgresVersion) {
