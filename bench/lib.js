@@ -52,7 +52,10 @@ export async function createDatabase(prefix = 'storefront_bench') {
   await withClient(serverUrl, (client) => client.query(`create database ${name}`));
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const serverVersion = await withClient(url.toString(), async (client) => (await client.query('show server_version')).rows[0].server_version);
+  const serverVersion = await withClient(
+    url.toString(),
+    async (client) => (await client.query('show server_version')).rows[0].server_version,
+  );
   let dropped = false;
   return {
     name,
@@ -200,8 +203,16 @@ export function scenarioRequests({ base, apiKey, token, slug }) {
       body: '{}',
       expectStatus: 201,
     },
+    // Accept-Encoding as every HTTP client (fetch, undici, curl --compressed) sends it.
     list: {
-      title: 'GET /v1/catalogue/products (20 per page)',
+      title: 'GET /v1/catalogue/products (20 per page, gzip accepted)',
+      url: `${base}/v1/catalogue/products`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip, deflate, br' },
+      expectStatus: 200,
+    },
+    listIdentity: {
+      title: 'GET /v1/catalogue/products (20 per page, uncompressed)',
       url: `${base}/v1/catalogue/products`,
       method: 'GET',
       headers: { authorization: `Bearer ${token}` },
@@ -211,7 +222,7 @@ export function scenarioRequests({ base, apiKey, token, slug }) {
       title: `GET /v1/catalogue/products/{slug}`,
       url: `${base}/v1/catalogue/products/${encodeURIComponent(slug)}`,
       method: 'GET',
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip, deflate, br' },
       expectStatus: 200,
     },
   };
@@ -245,7 +256,12 @@ function summarise(result, connections, seconds) {
     connections,
     durationSeconds: seconds,
     requests: result.requests.total,
-    rps: { mean: round(result.requests.average, 1), stddev: round(result.requests.stddev, 1), min: result.requests.min, max: result.requests.max },
+    rps: {
+      mean: round(result.requests.average, 1),
+      stddev: round(result.requests.stddev, 1),
+      min: result.requests.min,
+      max: result.requests.max,
+    },
     latencyMs: {
       mean: round(result.latency.average),
       p50: result.latency.p50,

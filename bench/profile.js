@@ -52,14 +52,26 @@ const TOP = Number(args.top);
 function areaOf(callFrame) {
   const { url, functionName } = callFrame;
   if (!url) return functionName.startsWith('(') ? functionName : '(native)';
-  if (url.startsWith('node:')) return url.replace(/^node:(internal\/)?/, 'node:').split('/').slice(0, 2).join('/');
+  if (url.startsWith('node:'))
+    return url
+      .replace(/^node:(internal\/)?/, 'node:')
+      .split('/')
+      .slice(0, 2)
+      .join('/');
   const nm = url.lastIndexOf('/node_modules/');
   if (nm >= 0) {
     const parts = url.slice(nm + '/node_modules/'.length).split('/');
     return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
   }
   const app = url.indexOf('/dist/src/');
-  if (app >= 0) return `app:${url.slice(app + '/dist/src/'.length).split('/').slice(0, -1).join('/') || '.'}`;
+  if (app >= 0)
+    return `app:${
+      url
+        .slice(app + '/dist/src/'.length)
+        .split('/')
+        .slice(0, -1)
+        .join('/') || '.'
+    }`;
   if (url.includes('/bench/')) return 'bench';
   return url;
 }
@@ -103,7 +115,8 @@ export function summariseProfile(profile) {
   const byArea = new Map();
   for (const [id, us] of selfUs) {
     const { callFrame } = byId.get(id);
-    const name = `${callFrame.functionName || '(anonymous)'} ${shortUrl(callFrame.url)}${callFrame.url ? `:${callFrame.lineNumber + 1}` : ''}`.trim();
+    const name =
+      `${callFrame.functionName || '(anonymous)'} ${shortUrl(callFrame.url)}${callFrame.url ? `:${callFrame.lineNumber + 1}` : ''}`.trim();
     const area = areaOf(callFrame);
     const entry = byFunction.get(name) ?? { function: name, area, selfUs: 0 };
     entry.selfUs += us;
@@ -122,7 +135,12 @@ export function summariseProfile(profile) {
       .filter((entry) => entry.area !== '(idle)')
       .sort((a, b) => b.selfUs - a.selfUs)
       .slice(0, TOP)
-      .map((entry) => ({ function: entry.function, area: entry.area, selfMs: Math.round(entry.selfUs / 1000), selfPercent: pct(entry.selfUs, busyUs) })),
+      .map((entry) => ({
+        function: entry.function,
+        area: entry.area,
+        selfMs: Math.round(entry.selfUs / 1000),
+        selfPercent: pct(entry.selfUs, busyUs),
+      })),
     selfByArea: [...byArea.entries()]
       .filter(([area]) => area !== '(idle)')
       .sort((a, b) => b[1] - a[1])
@@ -137,8 +155,13 @@ export function summariseProfile(profile) {
 }
 
 function printSummary(title, summary) {
-  const out = [`\n## ${title}: ${summary.wallMs} ms profiled, ${summary.busyMs} ms busy (${summary.idlePercent}% idle)`, '', 'self time by function (% of busy):'];
-  for (const entry of summary.topFunctionsBySelf) out.push(`  ${String(entry.selfPercent).padStart(5)}%  ${String(entry.selfMs).padStart(6)} ms  ${entry.function}`);
+  const out = [
+    `\n## ${title}: ${summary.wallMs} ms profiled, ${summary.busyMs} ms busy (${summary.idlePercent}% idle)`,
+    '',
+    'self time by function (% of busy):',
+  ];
+  for (const entry of summary.topFunctionsBySelf)
+    out.push(`  ${String(entry.selfPercent).padStart(5)}%  ${String(entry.selfMs).padStart(6)} ms  ${entry.function}`);
   out.push('', 'self time by package / area:');
   for (const entry of summary.selfByArea) out.push(`  ${String(entry.selfPercent).padStart(5)}%  ${entry.area}`);
   out.push('', 'inclusive time by package / area (on the stack):');
@@ -175,7 +198,9 @@ async function captureQueries(databaseUrl, store) {
     const slug = list.result.items[0].slug;
     const detail = await take(() => catalogue.getProduct(store.storeId, slug));
     const sessions = new SessionService(em, { sign: async () => ({ token: 'x', expiresAt: new Date() }) }, loadConfig({}));
-    const mint = await take(() => sessions.mint({ id: store.apiKeyId, storeId: store.storeId, scopes: [...SCOPES], rateLimitPerMinute: 1 }, 'bearer'));
+    const mint = await take(() =>
+      sessions.mint({ id: store.apiKeyId, storeId: store.storeId, scopes: [...SCOPES], rateLimitPerMinute: 1 }, 'bearer'),
+    );
     return {
       list: { sql: list.sql, parameters: list.parameters, responseBytes: JSON.stringify(list.result).length },
       detail: { sql: detail.sql, parameters: detail.parameters, responseBytes: JSON.stringify(detail.result).length },
@@ -189,7 +214,9 @@ async function captureQueries(databaseUrl, store) {
 /** A write's unique values (the refresh token's sha256 hex) must differ at every execution. */
 function parametersOf(query) {
   if (!query.writes) return query.parameters;
-  return query.parameters.map((value) => (typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? randomBytes(32).toString('hex') : value));
+  return query.parameters.map((value) =>
+    typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? randomBytes(32).toString('hex') : value,
+  );
 }
 
 async function explainAndTime(databaseUrl, name, query) {
@@ -220,7 +247,11 @@ async function explainAndTime(databaseUrl, name, query) {
       try {
         while (Date.now() < deadline) {
           const started = performance.now();
-          await client.query(prepared ? { name: `bench_${name}`, text: query.sql, values: parametersOf(query) } : { text: query.sql, values: parametersOf(query) });
+          await client.query(
+            prepared
+              ? { name: `bench_${name}`, text: query.sql, values: parametersOf(query) }
+              : { text: query.sql, values: parametersOf(query) },
+          );
           latencies.push(performance.now() - started);
         }
       } finally {
@@ -245,11 +276,21 @@ async function explainAndTime(databaseUrl, name, query) {
 async function profileScenarios() {
   assertBuilt();
   const settings = { seconds: Number(args.seconds), warmupSeconds: Number(args.warmup), connections: Number(args.connections) };
-  const names = args.scenarios.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = args.scenarios
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   await mkdir(args.out, { recursive: true });
   const stamp = new Date().toISOString().replace(/:/g, '-');
   const database = await createDatabase();
-  const report = { startedAt: new Date().toISOString(), settings, postgres: database.serverVersion, node: process.version, scenarios: {}, sql: {} };
+  const report = {
+    startedAt: new Date().toISOString(),
+    settings,
+    postgres: database.serverVersion,
+    node: process.version,
+    scenarios: {},
+    sql: {},
+  };
   let service;
   try {
     service = await startService(database.url, { entry: resolve(ROOT, 'bench/profiled-main.js') });
@@ -272,14 +313,21 @@ async function profileScenarios() {
     for (const name of names) {
       const request = requests[name];
       if (!request) throw new Error(`unknown scenario ${name} (mint, list, detail)`);
-      log(`${request.title}: ${settings.warmupSeconds} s warm-up, then ${settings.seconds} s profiled at ${settings.connections} connections`);
+      log(
+        `${request.title}: ${settings.warmupSeconds} s warm-up, then ${settings.seconds} s profiled at ${settings.connections} connections`,
+      );
       if (settings.warmupSeconds > 0) await load(request, { ...settings, seconds: settings.warmupSeconds, warmupSeconds: 0 });
       await ask('start');
       const result = await load(request, { ...settings, warmupSeconds: 0 });
       const file = resolve(args.out, `${name}-${stamp}.cpuprofile`);
       await ask('stop', { file });
       const summary = summariseProfile(JSON.parse(await readFile(file, 'utf8')));
-      report.scenarios[name] = { title: request.title, profile: file, load: { rps: result.rps.mean, latencyMs: result.latencyMs, non2xx: result.non2xx }, ...summary };
+      report.scenarios[name] = {
+        title: request.title,
+        profile: file,
+        load: { rps: result.rps.mean, latencyMs: result.latencyMs, non2xx: result.non2xx },
+        ...summary,
+      };
       printSummary(`${request.title} — ${result.rps.mean} req/s, p99 ${result.latencyMs.p99} ms`, summary);
       await sleep(500);
     }
@@ -296,7 +344,12 @@ async function profileScenarios() {
       }
       for (const [name, query] of Object.entries(queries)) {
         const timed = await explainAndTime(database.url, name, query);
-        report.sql[name] = { ...timed, sql: query.sql.replace(/\s+/g, ' ').trim(), parameters: query.parameters, responseBytes: query.responseBytes };
+        report.sql[name] = {
+          ...timed,
+          sql: query.sql.replace(/\s+/g, ' ').trim(),
+          parameters: query.parameters,
+          responseBytes: query.responseBytes,
+        };
         process.stdout.write(
           `\n## SQL ${name}: planning ${timed.planningMs} ms, execution ${timed.executionMs} ms (EXPLAIN ANALYZE)` +
             `${query.responseBytes ? `, document ${query.responseBytes} bytes` : ''}\n` +

@@ -75,7 +75,13 @@ async function main() {
     log(`${title}: ${settings.warmupSeconds} s warm-up, ${settings.seconds} s at ${settings.connections} connections`);
     const otherCpu = await backgroundCpuPercent();
     const result = await run();
-    scenarios[name] = { title, method: request.method, path: new URL(request.url).pathname, backgroundCpuPercentBefore: otherCpu, ...result };
+    scenarios[name] = {
+      title,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      backgroundCpuPercentBefore: otherCpu,
+      ...result,
+    };
   };
 
   // (a) the ceiling, measured while the service idles (it is started, but receives nothing).
@@ -86,7 +92,7 @@ async function main() {
   await ceiling.stop();
   cleanups.pop();
 
-  for (const name of ['mint', 'list', 'detail']) {
+  for (const name of ['mint', 'list', 'listIdentity', 'detail']) {
     if (!only.has(name)) continue;
     await measure(name, requests[name].title, requests[name], () => load(requests[name], settings));
   }
@@ -103,14 +109,35 @@ async function main() {
     if (name !== 'ceiling') scenario.ratioToCeiling = Number((scenario.rps.mean / ceilingRps).toFixed(3));
   }
   const aims = [];
-  if (scenarios.list) aims.push(aim('catalogue list rps >= 30% of ceiling', scenarios.list.ratioToCeiling, `>= ${AIMS.listRatio}`, scenarios.list.ratioToCeiling >= AIMS.listRatio));
-  if (scenarios.mint) aims.push(aim('mint rps >= 10% of ceiling', scenarios.mint.ratioToCeiling, `>= ${AIMS.mintRatio}`, scenarios.mint.ratioToCeiling >= AIMS.mintRatio));
+  if (scenarios.list)
+    aims.push(
+      aim(
+        'catalogue list rps >= 30% of ceiling',
+        scenarios.list.ratioToCeiling,
+        `>= ${AIMS.listRatio}`,
+        scenarios.list.ratioToCeiling >= AIMS.listRatio,
+      ),
+    );
+  if (scenarios.mint)
+    aims.push(
+      aim(
+        'mint rps >= 10% of ceiling',
+        scenarios.mint.ratioToCeiling,
+        `>= ${AIMS.mintRatio}`,
+        scenarios.mint.ratioToCeiling >= AIMS.mintRatio,
+      ),
+    );
   for (const name of ['mint', 'list', 'detail']) {
-    if (scenarios[name]) aims.push(aim(`${name} p99 < ${AIMS.p99Ms} ms`, scenarios[name].latencyMs.p99, `< ${AIMS.p99Ms}`, scenarios[name].latencyMs.p99 < AIMS.p99Ms));
+    if (scenarios[name])
+      aims.push(
+        aim(`${name} p99 < ${AIMS.p99Ms} ms`, scenarios[name].latencyMs.p99, `< ${AIMS.p99Ms}`, scenarios[name].latencyMs.p99 < AIMS.p99Ms),
+      );
   }
   const failures = Object.entries(scenarios)
     .filter(([, s]) => s.non2xx > 0 || s.errors > 0 || s.timeouts > 0)
-    .map(([name, s]) => `${name}: non2xx=${s.non2xx} errors=${s.errors} timeouts=${s.timeouts} statusCodes=${JSON.stringify(s.statusCodes)}`);
+    .map(
+      ([name, s]) => `${name}: non2xx=${s.non2xx} errors=${s.errors} timeouts=${s.timeouts} statusCodes=${JSON.stringify(s.statusCodes)}`,
+    );
 
   const results = {
     startedAt: startedAt.toISOString(),
@@ -118,7 +145,11 @@ async function main() {
     settings,
     commit: await gitCommit(),
     machine: await machineInfo(database.serverVersion),
-    service: { rateLimitStore: process.env.REDIS_URL ? 'redis' : 'memory', logLevel: process.env.BENCH_LOG_LEVEL || 'warn', catalogue: store.seeded },
+    service: {
+      rateLimitStore: process.env.REDIS_URL ? 'redis' : 'memory',
+      logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
+      catalogue: store.seeded,
+    },
     scenarios,
     aims,
     ok: failures.length === 0,
@@ -156,7 +187,12 @@ async function gitCommit() {
       return (await readFile(resolve(ROOT, '.git', ref), 'utf8')).trim();
     } catch {
       const packed = await readFile(resolve(ROOT, '.git/packed-refs'), 'utf8');
-      return packed.split('\n').find((line) => line.endsWith(` ${ref}`))?.split(' ')[0] ?? null;
+      return (
+        packed
+          .split('\n')
+          .find((line) => line.endsWith(` ${ref}`))
+          ?.split(' ')[0] ?? null
+      );
     }
   } catch {
     return null;
@@ -184,7 +220,18 @@ async function machineInfo(postgresVersion) {
 function printTable({ scenarios, aims, machine, settings: s }) {
   const rows = [['scenario', 'req/s', 'x ceiling', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non2xx']];
   for (const [name, r] of Object.entries(scenarios)) {
-    rows.push([name, r.rps.mean.toFixed(0), name === 'ceiling' ? '1' : r.ratioToCeiling.toFixed(3), r.latencyMs.p50, r.latencyMs.p90, r.latencyMs.p99, r.latencyMs.max, r.non2xx + r.errors + r.timeouts].map(String));
+    rows.push(
+      [
+        name,
+        r.rps.mean.toFixed(0),
+        name === 'ceiling' ? '1' : r.ratioToCeiling.toFixed(3),
+        r.latencyMs.p50,
+        r.latencyMs.p90,
+        r.latencyMs.p99,
+        r.latencyMs.max,
+        r.non2xx + r.errors + r.timeouts,
+      ].map(String),
+    );
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
@@ -199,7 +246,10 @@ function printTable({ scenarios, aims, machine, settings: s }) {
   ];
   const busiest = Math.max(...Object.values(scenarios).map((r) => r.backgroundCpuPercentBefore ?? 0));
   if (busiest > 10) {
-    out.push(`note: other work kept up to ${busiest}% of the machine's CPU busy just before a scenario: absolute numbers are low, ratios less affected.`, '');
+    out.push(
+      `note: other work kept up to ${busiest}% of the machine's CPU busy just before a scenario: absolute numbers are low, ratios less affected.`,
+      '',
+    );
   }
   process.stdout.write(out.join('\n') + '\n');
 }

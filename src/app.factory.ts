@@ -45,7 +45,6 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
     request.body ??= {};
   });
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
   registerOpenApi(app);
   await app.init();
   return app;

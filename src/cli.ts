@@ -11,7 +11,15 @@ async function main(argv: string[]): Promise<number> {
   const name = argv.slice(0, 2).join(' ');
   const command = COMMANDS[name];
   if (!command) {
-    return fail(new CommandError('USAGE', `usage:\n${Object.values(COMMANDS).map((c) => `  cli ${c.usage}`).join('\n')}`, 2));
+    return fail(
+      new CommandError(
+        'USAGE',
+        `usage:\n${Object.values(COMMANDS)
+          .map((c) => `  cli ${c.usage}`)
+          .join('\n')}`,
+        2,
+      ),
+    );
   }
   let options: Options;
   try {
@@ -24,17 +32,19 @@ async function main(argv: string[]): Promise<number> {
     options = parsed.values as Options;
     await command.check(options);
   } catch (error) {
-    if (error instanceof CommandError) return fail(new CommandError(error.code, `${error.message}\nusage: cli ${command.usage}`, error.exitCode));
+    if (error instanceof CommandError)
+      return fail(new CommandError(error.code, `${error.message}\nusage: cli ${command.usage}`, error.exitCode));
     return fail(new CommandError('USAGE', `${(error as Error).message}\nusage: cli ${command.usage}`, 2));
   }
 
-  const [{ NestFactory }, { CliModule }, { ConfigError, loadConfig }, { openDatabase }, { createLogger, NestPinoLogger }] = await Promise.all([
-    import('@nestjs/core'),
-    import('./cli/cli.module.js'),
-    import('./infra/config/app-config.js'),
-    import('./infra/database/open-database.js'),
-    import('./infra/logging/logger.js'),
-  ]);
+  const [{ NestFactory }, { CliModule }, { ConfigError, loadConfig }, { openDatabase }, { createLogger, NestPinoLogger }] =
+    await Promise.all([
+      import('@nestjs/core'),
+      import('./cli/cli.module.js'),
+      import('./infra/config/app-config.js'),
+      import('./infra/database/open-database.js'),
+      import('./infra/logging/logger.js'),
+    ]);
   let config;
   try {
     config = loadConfig();

@@ -19,7 +19,22 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const database = await openDatabase(config, logger);
   const app = await createApp({ config, database, logger });
-  app.getHttpAdapter().getInstance().addHook('onClose', async () => database.stop());
+  // Stop order matters: the app (HTTP, schedulers, pools, change feed) first, then its database.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'shutting down');
+      void app
+        .close()
+        .then(() => database.stop())
+        .then(
+          () => process.exit(0),
+          (error: unknown) => {
+            logger.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+    });
+  }
 
   if (database.embedded && config.DEMO_STORE_ON_FIRST_START) {
     const demo = await app.get(DemoStoreService).createIfFirstStart();

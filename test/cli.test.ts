@@ -107,7 +107,12 @@ describe('command line (contract section 3)', () => {
     expect(Object.keys(out.store).sort()).toEqual(['id', 'name', 'plan']);
     expect(Object.keys(out.apiKey).sort()).toEqual(['id', 'key', 'rateLimitPerMinute', 'scopes']);
     expect(out.store).toEqual({ id: expect.stringMatching(UUID), name: 'CLI Store', plan: 'growth' });
-    expect(out.apiKey).toEqual({ id: expect.stringMatching(UUID), key: expect.stringMatching(KEY), rateLimitPerMinute: 600, scopes: [...SCOPES] });
+    expect(out.apiKey).toEqual({
+      id: expect.stringMatching(UUID),
+      key: expect.stringMatching(KEY),
+      rateLimitPerMinute: 600,
+      scopes: [...SCOPES],
+    });
     store = out.store;
     firstKey = out.apiKey;
 
@@ -116,7 +121,9 @@ describe('command line (contract section 3)', () => {
   });
 
   it('keeps only a 64-hex hash of the key in the database', async () => {
-    const { rows } = await db.query('select key_hash, display_prefix, row_to_json(k)::text as whole from api_keys k where id = $1', [firstKey.id]);
+    const { rows } = await db.query('select key_hash, display_prefix, row_to_json(k)::text as whole from api_keys k where id = $1', [
+      firstKey.id,
+    ]);
     expect(rows).toHaveLength(1);
     expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[0].key_hash).toBe(sha256(firstKey.key));
@@ -134,11 +141,18 @@ describe('command line (contract section 3)', () => {
     const out = expectSuccess(await cli('key', 'issue', '--store', store.id, '--rate-limit', '50', '--scopes', 'catalogue:read,cart:read'));
     expect(Object.keys(out)).toEqual(['apiKey']);
     expect(Object.keys(out.apiKey).sort()).toEqual(['id', 'key', 'rateLimitPerMinute', 'scopes']);
-    expect(out.apiKey).toEqual({ id: expect.stringMatching(UUID), key: expect.stringMatching(KEY), rateLimitPerMinute: 50, scopes: ['catalogue:read', 'cart:read'] });
+    expect(out.apiKey).toEqual({
+      id: expect.stringMatching(UUID),
+      key: expect.stringMatching(KEY),
+      rateLimitPerMinute: 50,
+      scopes: ['catalogue:read', 'cart:read'],
+    });
     expect(out.apiKey.key).not.toBe(firstKey.key);
     issued = out.apiKey;
     const { rows } = await db.query('select key_hash, scopes, rate_limit_per_minute, store_id from api_keys where id = $1', [issued.id]);
-    expect(rows).toEqual([{ key_hash: sha256(issued.key), scopes: ['catalogue:read', 'cart:read'], rate_limit_per_minute: 50, store_id: store.id }]);
+    expect(rows).toEqual([
+      { key_hash: sha256(issued.key), scopes: ['catalogue:read', 'cart:read'], rate_limit_per_minute: 50, store_id: store.id },
+    ]);
 
     const session = await mint(t.app, issued.key);
     expect(session.statusCode).toBe(201);
@@ -156,7 +170,14 @@ describe('command line (contract section 3)', () => {
       expect(key.revokedAt).toBeNull();
     }
     expect(out.apiKeys[1]).toMatchObject({ rateLimitPerMinute: 50, scopes: ['catalogue:read', 'cart:read'] });
-    for (const secret of [firstKey.key, issued.key, sha256(firstKey.key), sha256(issued.key), firstKey.key.slice(12), issued.key.slice(12)]) {
+    for (const secret of [
+      firstKey.key,
+      issued.key,
+      sha256(firstKey.key),
+      sha256(issued.key),
+      firstKey.key.slice(12),
+      issued.key.slice(12),
+    ]) {
       expect(run.stdout).not.toContain(secret);
       expect(run.stderr).not.toContain(secret);
     }
@@ -234,7 +255,9 @@ describe('command line (contract section 3)', () => {
     const after = await counts();
     expect(after).toEqual(out.seeded);
     expect(after.variants).toBeGreaterThanOrEqual(30);
-    const { rows } = await db.query(`select count(*)::int as count from products where store_id = $1 and name_ar ~ '[\u0600-\u06FF]'`, [store.id]);
+    const { rows } = await db.query(`select count(*)::int as count from products where store_id = $1 and name_ar ~ '[\u0600-\u06FF]'`, [
+      store.id,
+    ]);
     expect(rows[0].count).toBe(30);
 
     expectFailure(await cli('demo', 'seed', '--store', store.id, '--products', '5'), 1, 'CATALOGUE_NOT_EMPTY');

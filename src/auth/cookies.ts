@@ -9,7 +9,13 @@ export const CSRF_COOKIE = 'sf_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 
 const ACCESS: CookieSerializeOptions = { path: '/', maxAge: ACCESS_TOKEN_TTL_SECONDS, sameSite: 'lax', httpOnly: true, secure: true };
-const REFRESH: CookieSerializeOptions = { path: '/v1/auth', maxAge: REFRESH_TOKEN_TTL_SECONDS, sameSite: 'strict', httpOnly: true, secure: true };
+const REFRESH: CookieSerializeOptions = {
+  path: '/v1/auth',
+  maxAge: REFRESH_TOKEN_TTL_SECONDS,
+  sameSite: 'strict',
+  httpOnly: true,
+  secure: true,
+};
 const CSRF: CookieSerializeOptions = { path: '/', maxAge: ACCESS_TOKEN_TTL_SECONDS, sameSite: 'strict', httpOnly: false, secure: true };
 
 export function setSessionCookies(reply: FastifyReply, tokens: { accessToken: string; refreshToken: string; csrfToken: string }): void {

@@ -78,7 +78,7 @@ export class SessionService {
         returning expires_at
       )
       select session.id as session_id, session.store_id, session.scopes, session.transport, token.expires_at as refresh_expires_at
-      from session, token`.execute(this.em.fork().getKysely());
+      from session, token`.execute(this.em.getKysely());
     if (rows.length === 0) throw new ApiError('INVALID_API_KEY');
     const [row] = rows;
     return this.issue(row, refreshToken, new Date(row.refresh_expires_at));
@@ -100,7 +100,7 @@ export class SessionService {
 
   async revoke(sessionId: string, reason: string): Promise<void> {
     await sql`update sessions set revoked_at = now(), revoked_reason = ${reason} where id = ${sessionId} and revoked_at is null`.execute(
-      this.em.fork().getKysely(),
+      this.em.getKysely(),
     );
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
-import { randomUUID } from 'node:crypto';
+import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
+import { randomUUID, sign } from 'node:crypto';
 import { BoundedMap } from '../common/cache/bounded-map.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { isScope, type Scope } from './access/scopes.js';
@@ -34,26 +34,28 @@ export class TokenService {
 
   constructor(@Inject(SIGNING_KEY_STORE) private readonly keys: SigningKeyStore) {}
 
+  /** A compact JWS (RFC 7515) over the claims, signed with the store's active key. */
   async sign(claims: AccessClaims, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
     const key = await this.keys.active();
     const issuedAt = Math.floor(now.getTime() / 1000);
     const expiresAt = issuedAt + ACCESS_TOKEN_TTL_SECONDS;
-    const token = await new SignJWT({
+    const header = { alg: key.algorithm, kid: key.kid, typ: 'at+jwt' };
+    const payload = {
+      iss: ISSUER,
+      aud: AUDIENCE,
+      sub: claims.sessionId,
+      jti: randomUUID(),
+      iat: issuedAt,
+      exp: expiresAt,
       sid: claims.sessionId,
       store: claims.storeId,
       scope: claims.scopes.join(' '),
       trn: claims.transport,
       ...(claims.csrfHash ? { csrf: claims.csrfHash } : {}),
-    })
-      .setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: 'at+jwt' })
-      .setIssuer(ISSUER)
-      .setAudience(AUDIENCE)
-      .setSubject(claims.sessionId)
-      .setJti(randomUUID())
-      .setIssuedAt(issuedAt)
-      .setExpirationTime(expiresAt)
-      .sign(key.privateKey);
-    return { token, expiresAt: new Date(expiresAt * 1000) };
+    };
+    const signingInput = `${base64url(header)}.${base64url(payload)}`;
+    const signature = sign(null, Buffer.from(signingInput), key.privateKey).toString('base64url');
+    return { token: `${signingInput}.${signature}`, expiresAt: new Date(expiresAt * 1000) };
   }
 
   /**
@@ -104,4 +106,8 @@ export class TokenService {
       throw new ApiError('UNAUTHENTICATED');
     }
   }
+}
+
+function base64url(value: object): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
 }

@@ -157,10 +157,15 @@ function rateLimit(options: Options): number | undefined {
 }
 
 function keyScopes(options: Options): string[] | undefined {
-  const scopes = options.scopes?.split(',').map((scope) => scope.trim()).filter(Boolean);
+  const scopes = options.scopes
+    ?.split(',')
+    .map((scope) => scope.trim())
+    .filter(Boolean);
   const unknown = scopes?.filter((scope) => !(SCOPES as readonly string[]).includes(scope)) ?? [];
   if (scopes && (scopes.length === 0 || unknown.length > 0)) {
-    throw usage(`--scopes takes a comma-separated list of: ${SCOPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+    throw usage(
+      `--scopes takes a comma-separated list of: ${SCOPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+    );
   }
   return scopes;
 }

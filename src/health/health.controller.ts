@@ -36,7 +36,7 @@ export class HealthController {
   async ready() {
     const started = performance.now();
     try {
-      await withTimeout(sql`select 1`.execute(this.em.fork().getKysely()), READY_TIMEOUT_MS);
+      await withTimeout(sql`select 1`.execute(this.em.getKysely()), READY_TIMEOUT_MS);
     } catch {
       throw new ApiError('SERVICE_UNAVAILABLE', { details: { checks: { database: { status: 'down' } } } });
     }

@@ -51,7 +51,13 @@ interface CookieSession {
 
 function cookieSession(response: LightMyRequestResponse): CookieSession {
   const cookies = setCookies(response);
-  return { body: parse(response), cookies, access: cookies.sf_access?.value, refresh: cookies.sf_refresh?.value, csrf: cookies.sf_csrf?.value };
+  return {
+    body: parse(response),
+    cookies,
+    access: cookies.sf_access?.value,
+    refresh: cookies.sf_refresh?.value,
+    csrf: cookies.sf_csrf?.value,
+  };
 }
 
 const COOKIE_FIELDS = ['accessTokenExpiresAt', 'expiresIn', 'refreshTokenExpiresAt', 'scope', 'sessionId', 'tokenType', 'transport'];
@@ -102,7 +108,13 @@ describe('cookie transport', () => {
       expect(Object.keys(cookies).sort()).toEqual(['sf_access', 'sf_csrf', 'sf_refresh']);
 
       expect(cookies.sf_access.attributes).toEqual({ path: '/', 'max-age': '900', samesite: 'Lax', httponly: true, secure: true });
-      expect(cookies.sf_refresh.attributes).toEqual({ path: '/v1/auth', 'max-age': '2592000', samesite: 'Strict', httponly: true, secure: true });
+      expect(cookies.sf_refresh.attributes).toEqual({
+        path: '/v1/auth',
+        'max-age': '2592000',
+        samesite: 'Strict',
+        httponly: true,
+        secure: true,
+      });
       // The CSRF cookie is readable by the page on purpose (double submit); strict and secure.
       expect(cookies.sf_csrf.attributes).toEqual({ path: '/', 'max-age': '900', samesite: 'Strict', secure: true });
 
@@ -199,7 +211,13 @@ describe('cookie transport', () => {
 
   describe('CSRF on unsafe methods authenticated by the cookie', () => {
     const probe = (method: 'GET' | 'POST', options: { cookies?: Record<string, string>; headers?: Record<string, string> }) =>
-      t.app.inject({ method, url: '/test-only/csrf-probe', cookies: options.cookies, headers: { 'content-type': 'application/json', ...options.headers }, payload: method === 'POST' ? '{}' : undefined });
+      t.app.inject({
+        method,
+        url: '/test-only/csrf-probe',
+        cookies: options.cookies,
+        headers: { 'content-type': 'application/json', ...options.headers },
+        payload: method === 'POST' ? '{}' : undefined,
+      });
 
     it('refuses a cookie-borne POST without X-CSRF-Token (403 CSRF_TOKEN_INVALID)', async () => {
       const session = await mintCookie();
@@ -222,7 +240,10 @@ describe('cookie transport', () => {
 
     it('allows a cookie-borne POST echoing the sf_csrf value in X-CSRF-Token', async () => {
       const session = await mintCookie();
-      const response = await probe('POST', { cookies: { sf_access: session.access, sf_csrf: session.csrf }, headers: { 'x-csrf-token': session.csrf } });
+      const response = await probe('POST', {
+        cookies: { sf_access: session.access, sf_csrf: session.csrf },
+        headers: { 'x-csrf-token': session.csrf },
+      });
       expect(response.statusCode, response.body).toBe(200);
       expect(parse(response)).toEqual({ sessionId: session.body.sessionId, via: 'cookie' });
     });
@@ -230,8 +251,14 @@ describe('cookie transport', () => {
     it('a refresh issues a new CSRF token; the old one stops matching', async () => {
       const first = await mintCookie();
       const second = cookieSession(await refreshWithCookie(first.refresh));
-      expectProblem(await probe('POST', { cookies: { sf_access: second.access }, headers: { 'x-csrf-token': first.csrf } }), 403, 'CSRF_TOKEN_INVALID');
-      expect((await probe('POST', { cookies: { sf_access: second.access }, headers: { 'x-csrf-token': second.csrf } })).statusCode).toBe(200);
+      expectProblem(
+        await probe('POST', { cookies: { sf_access: second.access }, headers: { 'x-csrf-token': first.csrf } }),
+        403,
+        'CSRF_TOKEN_INVALID',
+      );
+      expect((await probe('POST', { cookies: { sf_access: second.access }, headers: { 'x-csrf-token': second.csrf } })).statusCode).toBe(
+        200,
+      );
     });
 
     it('safe methods need no CSRF token', async () => {
@@ -257,7 +284,11 @@ describe('cookie transport', () => {
 
     it('a bearer session’s token planted in the sf_access cookie can never pass the CSRF check', async () => {
       const bearer = parse(await mint(t.app, store.key));
-      expectProblem(await probe('POST', { cookies: { sf_access: bearer.accessToken }, headers: { 'x-csrf-token': 'anything' } }), 403, 'CSRF_TOKEN_INVALID');
+      expectProblem(
+        await probe('POST', { cookies: { sf_access: bearer.accessToken }, headers: { 'x-csrf-token': 'anything' } }),
+        403,
+        'CSRF_TOKEN_INVALID',
+      );
     });
 
     it('the scope is checked before CSRF', async () => {

@@ -61,7 +61,8 @@ describe('signing key rotation', () => {
     return parse(response).accessToken as string;
   };
   const kidOf = (token: string) => decodeJwt(token).header.kid as string;
-  const jwksKids = async (t: TestApp) => parse(await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).keys.map((key: { kid: string }) => key.kid);
+  const jwksKids = async (t: TestApp) =>
+    parse(await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).keys.map((key: { kid: string }) => key.kid);
 
   it('new tokens carry the new kid; tokens signed before still verify; the JWKS lists both', async () => {
     const before = await mintToken(a);
@@ -76,7 +77,10 @@ describe('signing key rotation', () => {
     expect((await get(a.app, '/v1/catalogue/products', after)).statusCode).toBe(200);
     expect(await jwksKids(a)).toEqual(expect.arrayContaining([kid, retiredKid]));
 
-    const rows = await withDb(a.databaseUrl, async (db) => (await db.query('select kid, retired_at from signing_keys where kid = any($1)', [[kid, retiredKid]])).rows);
+    const rows = await withDb(
+      a.databaseUrl,
+      async (db) => (await db.query('select kid, retired_at from signing_keys where kid = any($1)', [[kid, retiredKid]])).rows,
+    );
     expect(rows.find((row) => row.kid === retiredKid)?.retired_at).toBeInstanceOf(Date);
     expect(rows.find((row) => row.kid === kid)?.retired_at).toBeNull();
   });
@@ -123,7 +127,10 @@ describe('signing key rotation', () => {
     let holding = true;
     const bDriver = b.app.get(MikroORM).em.getDriver();
     const find = EntityManager.prototype.find;
-    const spy = vi.spyOn(EntityManager.prototype, 'find').mockImplementation(async function (this: EntityManager, ...args: Parameters<EntityManager['find']>) {
+    const spy = vi.spyOn(EntityManager.prototype, 'find').mockImplementation(async function (
+      this: EntityManager,
+      ...args: Parameters<EntityManager['find']>
+    ) {
       const result = await find.apply(this, args);
       if (args[0] === SigningKey && holding && this.getDriver() === bDriver) {
         holding = false;
@@ -151,12 +158,17 @@ describe('signing key rotation', () => {
     /** Makes the active key look `days` old. */
     const ageActiveKey = (days: number) =>
       withDb(a.databaseUrl, async (db) => {
-        const { rows } = await db.query(`update signing_keys set created_at = now() - make_interval(days => $1) where retired_at is null returning kid`, [days]);
+        const { rows } = await db.query(
+          `update signing_keys set created_at = now() - make_interval(days => $1) where retired_at is null returning kid`,
+          [days],
+        );
         expect(rows).toHaveLength(1);
         return rows[0].kid as string;
       });
     const activeKids = () =>
-      withDb(a.databaseUrl, async (db) => (await db.query('select kid from signing_keys where retired_at is null')).rows.map((row) => row.kid as string));
+      withDb(a.databaseUrl, async (db) =>
+        (await db.query('select kid from signing_keys where retired_at is null')).rows.map((row) => row.kid as string),
+      );
 
     it('leaves a young key alone', async () => {
       await ageActiveKey(2);
@@ -165,13 +177,27 @@ describe('signing key rotation', () => {
 
     it('run from two instances at once, rotates exactly once', async () => {
       const aged = await ageActiveKey(31);
-      const results = await Promise.all([keysOf(a).rotateIfOlderThan(30), keysOf(b).rotateIfOlderThan(30), keysOf(a).rotateIfOlderThan(30), keysOf(b).rotateIfOlderThan(30)]);
+      const results = await Promise.all([
+        keysOf(a).rotateIfOlderThan(30),
+        keysOf(b).rotateIfOlderThan(30),
+        keysOf(a).rotateIfOlderThan(30),
+        keysOf(b).rotateIfOlderThan(30),
+      ]);
       expect(results.filter(Boolean)).toHaveLength(1);
 
       const active = await activeKids();
       expect(active).toHaveLength(1);
       expect(active[0]).not.toBe(aged);
-      const created = await withDb(a.databaseUrl, async (db) => (await db.query('select count(*)::int as n from signing_keys where created_at > now() - interval \'1 minute\' and kid <> all($1)', [[aged]])).rows[0].n);
+      const created = await withDb(
+        a.databaseUrl,
+        async (db) =>
+          (
+            await db.query(
+              "select count(*)::int as n from signing_keys where created_at > now() - interval '1 minute' and kid <> all($1)",
+              [[aged]],
+            )
+          ).rows[0].n,
+      );
       expect(created).toBeGreaterThanOrEqual(1);
 
       // A second scheduled run finds a fresh key and does nothing.

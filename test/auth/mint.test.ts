@@ -191,7 +191,12 @@ describe('POST /v1/auth/anonymous (mint)', () => {
 
   describe('INVALID_API_KEY', () => {
     it('refuses a missing key', async () => {
-      const response = await t.app.inject({ method: 'POST', url: '/v1/auth/anonymous', headers: { 'content-type': 'application/json' }, payload: {} });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/v1/auth/anonymous',
+        headers: { 'content-type': 'application/json' },
+        payload: {},
+      });
       expectProblem(response, 401, 'INVALID_API_KEY');
     });
 

@@ -18,7 +18,13 @@ describe('concurrency over real HTTP', () => {
   afterAll(() => t.close());
 
   const post = async (path: string, key: string, body: Record<string, unknown>): Promise<ResponseLike> =>
-    fromFetch(await fetch(`${base}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    fromFetch(
+      await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
 
   it(`of ${CONCURRENCY} concurrent refreshes with one token exactly one wins; the others are REFRESH_TOKEN_REUSED and the session lives`, async () => {
     const minted = await post('/v1/auth/anonymous', store.key, {});
@@ -60,7 +66,10 @@ describe('concurrency over real HTTP', () => {
     expect(new Set(bodies.map((body) => body.refreshToken)).size).toBe(CONCURRENCY);
     expect(new Set(bodies.map((body) => body.accessToken)).size).toBe(CONCURRENCY);
 
-    const stored = await withDb(t.databaseUrl, async (db) => (await db.query('select count(*)::int as n from sessions where api_key_id = $1', [own.keyId])).rows[0].n);
+    const stored = await withDb(
+      t.databaseUrl,
+      async (db) => (await db.query('select count(*)::int as n from sessions where api_key_id = $1', [own.keyId])).rows[0].n,
+    );
     expect(stored).toBe(CONCURRENCY);
   });
 });

@@ -10,16 +10,19 @@ async function minted(t: TestApp, key: string, body: Record<string, unknown> = {
 }
 
 async function sessionState(t: TestApp, sessionId: string): Promise<{ revoked_at: Date | null; revoked_reason: string | null }> {
-  return withDb(t.databaseUrl, async (db) => (await db.query('select revoked_at, revoked_reason from sessions where id = $1', [sessionId])).rows[0]);
+  return withDb(
+    t.databaseUrl,
+    async (db) => (await db.query('select revoked_at, revoked_reason from sessions where id = $1', [sessionId])).rows[0],
+  );
 }
 
 /** Moves the moment a refresh token was consumed into the past, as if the replay came that much later. */
 async function consumedSecondsAgo(t: TestApp, refreshToken: string, seconds: number): Promise<void> {
   await withDb(t.databaseUrl, async (db) => {
-    const result = await db.query(`update refresh_tokens set consumed_at = now() - make_interval(secs => $2) where token_hash = $1 and consumed_at is not null`, [
-      sha256Hex(refreshToken),
-      seconds,
-    ]);
+    const result = await db.query(
+      `update refresh_tokens set consumed_at = now() - make_interval(secs => $2) where token_hash = $1 and consumed_at is not null`,
+      [sha256Hex(refreshToken), seconds],
+    );
     expect(result.rowCount).toBe(1);
   });
 }
@@ -41,14 +44,21 @@ describe('POST /v1/auth/refresh', () => {
     expect(response.headers['cache-control']).toBe('no-store');
     const body = parse(response);
     expect(Object.keys(body).sort()).toEqual(Object.keys(first).sort());
-    expect(body).toMatchObject({ tokenType: 'Bearer', transport: 'bearer', expiresIn: 900, sessionId: first.sessionId, scope: first.scope });
+    expect(body).toMatchObject({
+      tokenType: 'Bearer',
+      transport: 'bearer',
+      expiresIn: 900,
+      sessionId: first.sessionId,
+      scope: first.scope,
+    });
     expect(body.refreshToken).toMatch(REFRESH_TOKEN);
     expect(body.refreshToken).not.toBe(first.refreshToken);
     expect(body.accessToken).not.toBe(first.accessToken);
     expect(decodeJwt(body.accessToken).payload.sid).toBe(first.sessionId);
 
-    const stored = await withDb(t.databaseUrl, async (db) =>
-      (await db.query('select consumed_at from refresh_tokens where token_hash = $1', [sha256Hex(first.refreshToken)])).rows,
+    const stored = await withDb(
+      t.databaseUrl,
+      async (db) => (await db.query('select consumed_at from refresh_tokens where token_hash = $1', [sha256Hex(first.refreshToken)])).rows,
     );
     expect(stored).toHaveLength(1);
     expect(stored[0].consumed_at).toBeInstanceOf(Date);
@@ -150,7 +160,9 @@ describe('POST /v1/auth/refresh', () => {
     it('refuses an expired refresh token', async () => {
       const first = await minted(t, store.key);
       await withDb(t.databaseUrl, (db) =>
-        db.query(`update refresh_tokens set expires_at = now() - interval '1 second' where token_hash = $1`, [sha256Hex(first.refreshToken)]),
+        db.query(`update refresh_tokens set expires_at = now() - interval '1 second' where token_hash = $1`, [
+          sha256Hex(first.refreshToken),
+        ]),
       );
       expectProblem(await refresh(t.app, store.key, first.refreshToken), 401, 'INVALID_REFRESH_TOKEN');
     });

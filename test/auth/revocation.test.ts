@@ -129,7 +129,10 @@ describe('key revocation', () => {
     let readDone!: () => void;
     const read = new Promise<void>((resolve) => (readDone = resolve));
     const findOne = EntityManager.prototype.findOne;
-    const spy = vi.spyOn(EntityManager.prototype, 'findOne').mockImplementation(async function (this: EntityManager, ...args: Parameters<EntityManager['findOne']>) {
+    const spy = vi.spyOn(EntityManager.prototype, 'findOne').mockImplementation(async function (
+      this: EntityManager,
+      ...args: Parameters<EntityManager['findOne']>
+    ) {
       const result = await findOne.apply(this, args);
       if (args[0] === ApiKey && (args[1] as { keyHash?: string }).keyHash === keyHash) {
         readDone();

@@ -123,7 +123,12 @@ export const REFRESH_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
  * Resolves once `feed` has delivered `payload` on `channel` to its subscribers. Listeners run in
  * subscription order, so by then every service that subscribed at start-up has handled it.
  */
-export function notified(feed: { subscribe(channel: string, listener: (payload: string) => void): void }, channel: string, payload: string, timeoutMs = 2000): Promise<void> {
+export function notified(
+  feed: { subscribe(channel: string, listener: (payload: string) => void): void },
+  channel: string,
+  payload: string,
+  timeoutMs = 2000,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let done = false;
     const timer = setTimeout(() => !done && reject(new Error(`no ${channel} notification ${payload} within ${timeoutMs} ms`)), timeoutMs);

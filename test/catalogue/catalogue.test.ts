@@ -106,16 +106,28 @@ describe('catalogue (contract section 6)', () => {
         expect(product.description.ar).toMatch(ARABIC);
         expect(product.createdAt).toMatch(ISO_UTC);
         expect(product.updatedAt).toMatch(ISO_UTC);
-        expect(product.category).toEqual({ id: expect.stringMatching(UUID), slug: expect.any(String), name: { en: expect.any(String), ar: expect.stringMatching(ARABIC) } });
-        expect(product.brand).toEqual({ id: expect.stringMatching(UUID), slug: expect.any(String), name: { en: expect.any(String), ar: expect.stringMatching(ARABIC) } });
+        expect(product.category).toEqual({
+          id: expect.stringMatching(UUID),
+          slug: expect.any(String),
+          name: { en: expect.any(String), ar: expect.stringMatching(ARABIC) },
+        });
+        expect(product.brand).toEqual({
+          id: expect.stringMatching(UUID),
+          slug: expect.any(String),
+          name: { en: expect.any(String), ar: expect.stringMatching(ARABIC) },
+        });
 
         expect(product.variants.length).toBeGreaterThanOrEqual(1);
         for (const variant of product.variants) {
-          expect(Object.keys(variant).sort()).toEqual(['compareAtPrice', 'currency', 'id', 'inStock', 'options', 'price', 'sku', 'stock'].sort());
+          expect(Object.keys(variant).sort()).toEqual(
+            ['compareAtPrice', 'currency', 'id', 'inStock', 'options', 'price', 'sku', 'stock'].sort(),
+          );
           expect(variant.sku).toMatch(/^[A-Z0-9-]+$/);
           expect(Number.isInteger(variant.price)).toBe(true);
           expect(variant.price).toBeGreaterThan(0);
-          expect(variant.compareAtPrice === null || (Number.isInteger(variant.compareAtPrice) && variant.compareAtPrice > variant.price)).toBe(true);
+          expect(
+            variant.compareAtPrice === null || (Number.isInteger(variant.compareAtPrice) && variant.compareAtPrice > variant.price),
+          ).toBe(true);
           expect(variant.currency).toBe('SAR');
           expect(Number.isInteger(variant.stock)).toBe(true);
           expect(variant.inStock).toBe(variant.stock > 0);
@@ -142,18 +154,32 @@ describe('catalogue (contract section 6)', () => {
       );
       expect(product.variants).toEqual(
         rows.map((row) => ({
-          id: row.id, sku: row.sku, options: row.options, price: row.price, compareAtPrice: row.compare_at_price,
-          currency: row.currency, stock: row.stock, inStock: row.stock > 0,
+          id: row.id,
+          sku: row.sku,
+          options: row.options,
+          price: row.price,
+          compareAtPrice: row.compare_at_price,
+          currency: row.currency,
+          stock: row.stock,
+          inStock: row.stock > 0,
         })),
       );
       const [own] = await sql('select slug, name_en, name_ar, description_ar from products where id = $1', [product.id]);
-      expect([product.slug, product.name.en, product.name.ar, product.description.ar]).toEqual([own.slug, own.name_en, own.name_ar, own.description_ar]);
+      expect([product.slug, product.name.en, product.name.ar, product.description.ar]).toEqual([
+        own.slug,
+        own.name_en,
+        own.name_ar,
+        own.description_ar,
+      ]);
     });
 
     it('walks every active product with cursors: no duplicates, no gaps, ties included', async () => {
       const walked = await walk('/v1/catalogue/products', 7);
       const expected = await activeProductIds(a.storeId);
-      const [{ count }] = await sql<{ count: number }>(`select count(*)::int as count from products where store_id = $1 and status = 'active'`, [a.storeId]);
+      const [{ count }] = await sql<{ count: number }>(
+        `select count(*)::int as count from products where store_id = $1 and status = 'active'`,
+        [a.storeId],
+      );
       expect(count).toBe(PRODUCTS - 3);
       expect(walked).toHaveLength(count);
       expect(new Set(ids(walked)).size).toBe(count);
@@ -212,7 +238,9 @@ describe('catalogue (contract section 6)', () => {
         [brand.id, 'active'],
       );
       const both = await walk(`/v1/catalogue/products?brand=${brand.slug}&category=${category.id}`, 100);
-      expect(ids(both)).toEqual(await activeProductIds(a.storeId, 'p.brand_id = $2 and c.path @> array[$3::uuid]', [brand.id, category.id]));
+      expect(ids(both)).toEqual(
+        await activeProductIds(a.storeId, 'p.brand_id = $2 and c.path @> array[$3::uuid]', [brand.id, category.id]),
+      );
     });
 
     it('answers an empty list for an unknown category or brand', async () => {
@@ -250,7 +278,13 @@ describe('catalogue (contract section 6)', () => {
       walked.forEach((category, index) => {
         const row = rows[index];
         expect(Object.keys(category).sort()).toEqual(['childCount', 'depth', 'description', 'id', 'name', 'parentId', 'position', 'slug']);
-        expect(category).toMatchObject({ slug: row.slug, parentId: row.parent_id, depth: row.depth, childCount: row.child_count, position: row.position });
+        expect(category).toMatchObject({
+          slug: row.slug,
+          parentId: row.parent_id,
+          depth: row.depth,
+          childCount: row.child_count,
+          position: row.position,
+        });
         expect(category.name.ar).toMatch(ARABIC);
         expect(category.description.ar).toMatch(ARABIC);
         if (index > 0) expect(category.depth).toBeGreaterThanOrEqual(walked[index - 1].depth);
@@ -262,7 +296,10 @@ describe('catalogue (contract section 6)', () => {
 
     it('lists top-level categories with parent=root, and one category’s children with parent=<slug or id>', async () => {
       const roots = await walk('/v1/catalogue/categories?parent=root', 100);
-      const rootRows = await sql<{ id: string }>('select id from categories where store_id = $1 and parent_id is null order by position, slug', [a.storeId]);
+      const rootRows = await sql<{ id: string }>(
+        'select id from categories where store_id = $1 and parent_id is null order by position, slug',
+        [a.storeId],
+      );
       expect(ids(roots)).toEqual(rootRows.map((row) => row.id));
       for (const root of roots) expect(root).toMatchObject({ depth: 0, parentId: null });
 
@@ -293,7 +330,10 @@ describe('catalogue (contract section 6)', () => {
 
       const middle = await ok(`/v1/catalogue/categories/${middleId}`);
       expect(middle.ancestors.map((ancestor: Json) => ancestor.id)).toEqual([rootId]);
-      const childRows = await sql<{ id: string; slug: string }>('select id, slug from categories where parent_id = $1 order by position, slug', [middleId]);
+      const childRows = await sql<{ id: string; slug: string }>(
+        'select id, slug from categories where parent_id = $1 order by position, slug',
+        [middleId],
+      );
       expect(middle.children.map((child: Json) => child.id)).toEqual(childRows.map((row) => row.id));
       expect(middle.childCount).toBe(childRows.length);
       expect(middle.children).toContainEqual({ id: leaf.id, slug: leaf.slug, name: detail.name });
@@ -318,7 +358,9 @@ describe('catalogue (contract section 6)', () => {
         [a.storeId],
       );
       expect(rows.length).toBeGreaterThan(7);
-      expect(walked.map((brand) => [brand.id, brand.slug, brand.productCount])).toEqual(rows.map((row) => [row.id, row.slug, row.product_count]));
+      expect(walked.map((brand) => [brand.id, brand.slug, brand.productCount])).toEqual(
+        rows.map((row) => [row.id, row.slug, row.product_count]),
+      );
       expect(walked.reduce((sum, brand) => sum + brand.productCount, 0)).toBe(PRODUCTS - 3);
       for (const brand of walked) {
         expect(Object.keys(brand).sort()).toEqual(['description', 'id', 'name', 'productCount', 'slug']);
@@ -350,9 +392,12 @@ describe('catalogue (contract section 6)', () => {
       expect(ids(await walk('/v1/catalogue/products', 100))).toEqual(await activeProductIds(a.storeId));
       expect(ids(await walk('/v1/catalogue/products', 100, tokenB))).toEqual(await activeProductIds(b.storeId));
       const bIds = new Set(
-        (await sql<{ id: string }>('select id from products where store_id = $1 union all select id from categories where store_id = $1 union all select id from brands where store_id = $1', [b.storeId])).map(
-          (row) => row.id,
-        ),
+        (
+          await sql<{ id: string }>(
+            'select id from products where store_id = $1 union all select id from categories where store_id = $1 union all select id from brands where store_id = $1',
+            [b.storeId],
+          )
+        ).map((row) => row.id),
       );
       const seenByA = [
         ...(await walk('/v1/catalogue/products', 100)),
@@ -361,20 +406,35 @@ describe('catalogue (contract section 6)', () => {
       ];
       for (const item of seenByA) {
         expect(bIds.has(item.id)).toBe(false);
-        for (const embedded of [item.category, item.brand, ...(item.variants ?? [])]) if (embedded) expect(bIds.has(embedded.id)).toBe(false);
+        for (const embedded of [item.category, item.brand, ...(item.variants ?? [])])
+          if (embedded) expect(bIds.has(embedded.id)).toBe(false);
       }
-      const variantIdsOfB = new Set((await sql<{ id: string }>('select id from product_variants where store_id = $1', [b.storeId])).map((row) => row.id));
+      const variantIdsOfB = new Set(
+        (await sql<{ id: string }>('select id from product_variants where store_id = $1', [b.storeId])).map((row) => row.id),
+      );
       for (const product of seenByA.filter((item) => item.variants)) {
         for (const variant of product.variants) expect(variantIdsOfB.has(variant.id)).toBe(false);
       }
     });
 
     it('answers 404 for another store’s records by id, and resolves a shared slug to the caller’s own', async () => {
-      const [productB] = await sql<{ id: string; slug: string }>(`select id, slug from products where store_id = $1 and status = 'active' order by slug desc limit 1`, [b.storeId]);
-      const [categoryB] = await sql<{ id: string; slug: string }>('select id, slug from categories where store_id = $1 and parent_id is not null order by slug limit 1', [b.storeId]);
-      const [brandB] = await sql<{ id: string; slug: string }>('select id, slug from brands where store_id = $1 order by slug limit 1', [b.storeId]);
+      const [productB] = await sql<{ id: string; slug: string }>(
+        `select id, slug from products where store_id = $1 and status = 'active' order by slug desc limit 1`,
+        [b.storeId],
+      );
+      const [categoryB] = await sql<{ id: string; slug: string }>(
+        'select id, slug from categories where store_id = $1 and parent_id is not null order by slug limit 1',
+        [b.storeId],
+      );
+      const [brandB] = await sql<{ id: string; slug: string }>('select id, slug from brands where store_id = $1 order by slug limit 1', [
+        b.storeId,
+      ]);
 
-      for (const url of [`/v1/catalogue/products/${productB.id}`, `/v1/catalogue/categories/${categoryB.id}`, `/v1/catalogue/brands/${brandB.id}`]) {
+      for (const url of [
+        `/v1/catalogue/products/${productB.id}`,
+        `/v1/catalogue/categories/${categoryB.id}`,
+        `/v1/catalogue/brands/${brandB.id}`,
+      ]) {
         expectProblem(await get(t.app, url, tokenA), 404, 'NOT_FOUND');
         expect((await get(t.app, url, tokenB)).statusCode).toBe(200);
       }
@@ -384,16 +444,24 @@ describe('catalogue (contract section 6)', () => {
       expect((await ok(`/v1/catalogue/products/${productB.slug}`, tokenB)).id).toBe(productB.id);
       const categoryA = await ok(`/v1/catalogue/categories/${categoryB.slug}`);
       expect(categoryA.id).not.toBe(categoryB.id);
-      const categoryIdsOfB = new Set((await sql<{ id: string }>('select id from categories where store_id = $1', [b.storeId])).map((row) => row.id));
+      const categoryIdsOfB = new Set(
+        (await sql<{ id: string }>('select id from categories where store_id = $1', [b.storeId])).map((row) => row.id),
+      );
       for (const reference of [...categoryA.ancestors, ...categoryA.children]) expect(categoryIdsOfB.has(reference.id)).toBe(false);
       const brandA = await ok(`/v1/catalogue/brands/${brandB.slug}`);
       expect(brandA.id).not.toBe(brandB.id);
-      const [countA] = await sql<{ count: number }>(`select count(*)::int as count from products where brand_id = $1 and status = 'active'`, [brandA.id]);
+      const [countA] = await sql<{ count: number }>(
+        `select count(*)::int as count from products where brand_id = $1 and status = 'active'`,
+        [brandA.id],
+      );
       expect(brandA.productCount).toBe(countA.count);
     });
 
     it('ignores another store’s ids in filters', async () => {
-      const [categoryB] = await sql<{ id: string }>('select id from categories where store_id = $1 and parent_id is null order by slug limit 1', [b.storeId]);
+      const [categoryB] = await sql<{ id: string }>(
+        'select id from categories where store_id = $1 and parent_id is null order by slug limit 1',
+        [b.storeId],
+      );
       const [brandB] = await sql<{ id: string }>('select id from brands where store_id = $1 order by slug limit 1', [b.storeId]);
       expect(await ok(`/v1/catalogue/products?category=${categoryB.id}`)).toEqual({ items: [], nextCursor: null });
       expect(await ok(`/v1/catalogue/products?brand=${brandB.id}`)).toEqual({ items: [], nextCursor: null });

@@ -57,7 +57,9 @@ describe('access rules (contract section 5)', () => {
 
   it('discovers the routes the application serves', () => {
     const labels = routes.map(label);
-    expect(labels).toEqual(expect.arrayContaining([...CATALOGUE_ROUTES, ...PUBLIC_ROUTES, 'POST /v1/auth/anonymous', 'POST /v1/auth/refresh']));
+    expect(labels).toEqual(
+      expect.arrayContaining([...CATALOGUE_ROUTES, ...PUBLIC_ROUTES, 'POST /v1/auth/anonymous', 'POST /v1/auth/refresh']),
+    );
     expect(new Set(labels).size).toBe(labels.length);
   });
 
@@ -74,7 +76,10 @@ describe('access rules (contract section 5)', () => {
       expect(route.rule, label(route)).toEqual({ kind: 'scope', scope: expect.any(String) });
       expect(SCOPES, label(route)).toContain((route.rule as { scope: string }).scope);
       // One declaration: a rule on the class and another on the handler would leave one of them silently ignored.
-      expect([route.handlerRule, route.classRule].filter((rule) => rule !== undefined), label(route)).toHaveLength(1);
+      expect(
+        [route.handlerRule, route.classRule].filter((rule) => rule !== undefined),
+        label(route),
+      ).toHaveLength(1);
     }
     for (const route of routes.filter((candidate) => CATALOGUE_ROUTES.includes(label(candidate)))) {
       expect(route.rule).toEqual({ kind: 'scope', scope: 'catalogue:read' });
@@ -82,7 +87,11 @@ describe('access rules (contract section 5)', () => {
   });
 
   it('only the session endpoints read X-Api-Key, and only the listed routes are public', () => {
-    const byKind = (kind: string) => routes.filter((route) => route.rule?.kind === kind).map(label).sort();
+    const byKind = (kind: string) =>
+      routes
+        .filter((route) => route.rule?.kind === kind)
+        .map(label)
+        .sort();
     expect(byKind('apiKey')).toEqual(['POST /v1/auth/anonymous', 'POST /v1/auth/refresh']);
     expect(byKind('public')).toEqual(PUBLIC_ROUTES);
   });
@@ -91,7 +100,11 @@ describe('access rules (contract section 5)', () => {
     const scoped = routes.filter((route) => route.rule?.kind === 'scope');
     for (const route of scoped) {
       const required = (route.rule as { scope: string }).scope;
-      const token = await accessToken(t.app, store.key, SCOPES.filter((scope) => scope !== required));
+      const token = await accessToken(
+        t.app,
+        store.key,
+        SCOPES.filter((scope) => scope !== required),
+      );
       const response = await t.app.inject({
         method: route.method as 'GET',
         url: concreteUrl(route, 'no-such-record'),
@@ -129,7 +142,12 @@ describe('access rules (contract section 5)', () => {
 
   it('the session endpoints refuse a missing key with 401 INVALID_API_KEY', async () => {
     for (const route of routes.filter((candidate) => candidate.rule?.kind === 'apiKey')) {
-      const response = await t.app.inject({ method: route.method as 'POST', url: concreteUrl(route), headers: { 'content-type': 'application/json' }, payload: '{}' });
+      const response = await t.app.inject({
+        method: route.method as 'POST',
+        url: concreteUrl(route),
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      });
       expectProblem(response, 401, 'INVALID_API_KEY');
     }
   });
@@ -166,7 +184,12 @@ describe('access rules (contract section 5)', () => {
         { method: 'GET' as const, url: '/test-undeclared' },
         { method: 'GET' as const, url: '/test-undeclared', headers: { authorization: `Bearer ${token}` } },
         { method: 'GET' as const, url: '/test-undeclared', headers: { 'x-api-key': store.key } },
-        { method: 'POST' as const, url: '/test-undeclared/write', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: '{}' },
+        {
+          method: 'POST' as const,
+          url: '/test-undeclared/write',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          payload: '{}',
+        },
       ];
       for (const attempt of attempts) {
         const response = await extra.inject(attempt);

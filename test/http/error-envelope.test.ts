@@ -51,7 +51,9 @@ describe('error envelope (contract section 2)', () => {
       const badEncoding = await get(t.app, '/v1/catalogue/products/%E0%A4%A', token);
       expect(fields(expectProblem(badEncoding, 400, 'VALIDATION_FAILED'))).toEqual(['(url)']);
       expect(fields(expectProblem(await get(t.app, '/v1/catalogue/products/ab%00cd', token), 400, 'VALIDATION_FAILED'))).toEqual(['(url)']);
-      expect(fields(expectProblem(await get(t.app, '/v1/catalogue/products?category=%00', token), 400, 'VALIDATION_FAILED'))).toEqual(['(url)']);
+      expect(fields(expectProblem(await get(t.app, '/v1/catalogue/products?category=%00', token), 400, 'VALIDATION_FAILED'))).toEqual([
+        '(url)',
+      ]);
       expect(fields(expectProblem(await get(t.app, '/v1/catalogue/brands/%00', token), 400, 'VALIDATION_FAILED'))).toEqual(['(url)']);
     });
 
@@ -84,7 +86,11 @@ describe('error envelope (contract section 2)', () => {
 
     it('answers other content types with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
       expectProblem(await post(t, '/v1/auth/anonymous', '{}', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE');
-      expectProblem(await post(t, '/v1/auth/anonymous', 'transport=bearer', 'application/x-www-form-urlencoded'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expectProblem(
+        await post(t, '/v1/auth/anonymous', 'transport=bearer', 'application/x-www-form-urlencoded'),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
       expectProblem(await post(t, '/v1/auth/anonymous', '<a/>', 'application/xml'), 415, 'UNSUPPORTED_MEDIA_TYPE');
       expectProblem(await post(t, '/v1/auth/refresh', '--x--', 'multipart/form-data; boundary=x'), 415, 'UNSUPPORTED_MEDIA_TYPE');
       expectProblem(await post(t, '/v1/auth/anonymous', '{}', 'application/jsonx'), 415, 'UNSUPPORTED_MEDIA_TYPE');
@@ -105,7 +111,11 @@ describe('error envelope (contract section 2)', () => {
       const over = `{"transport":"bearer"}${' '.repeat(2100)}`;
       expectProblem(await post(small, '/v1/auth/anonymous', over, 'application/json', smallStore.key), 413, 'PAYLOAD_TOO_LARGE');
       // Refused before any other check: no key either.
-      expectProblem(await post(small, '/v1/auth/refresh', JSON.stringify({ refreshToken: 'r'.repeat(5000) }), 'application/json', 'none'), 413, 'PAYLOAD_TOO_LARGE');
+      expectProblem(
+        await post(small, '/v1/auth/refresh', JSON.stringify({ refreshToken: 'r'.repeat(5000) }), 'application/json', 'none'),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      );
       // The default limit (1 MiB) accepts the same body.
       expect((await post(t, '/v1/auth/anonymous', over)).statusCode).toBe(201);
     });
@@ -163,7 +173,11 @@ describe('error envelope (contract section 2)', () => {
         expect(fields(body), `${list} ${cursor}`).toEqual(['cursor']);
       }
       // A leap day is a real date: the well-formed control case passes.
-      const leap = await get(t.app, `/v1/catalogue/products?cursor=${cursorOf(['2024-02-29T10:00:00.123456Z', '00000000-0000-0000-0000-000000000000'])}`, token);
+      const leap = await get(
+        t.app,
+        `/v1/catalogue/products?cursor=${cursorOf(['2024-02-29T10:00:00.123456Z', '00000000-0000-0000-0000-000000000000'])}`,
+        token,
+      );
       expect(leap.statusCode).toBe(200);
     });
   });
@@ -185,7 +199,9 @@ describe('error envelope (contract section 2)', () => {
       const problem = await t.app.inject({ method: 'GET', url: '/v1/nope', headers: { 'x-request-id': id } });
       expect(expectProblem(problem, 404, 'NOT_FOUND').requestId).toBe(id);
       const maxLength = 'a'.repeat(128);
-      expect((await t.app.inject({ method: 'GET', url: '/health/live', headers: { 'x-request-id': maxLength } })).headers['x-request-id']).toBe(maxLength);
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/health/live', headers: { 'x-request-id': maxLength } })).headers['x-request-id'],
+      ).toBe(maxLength);
     });
 
     it('replaces a request id that is too long or has unsafe characters', async () => {

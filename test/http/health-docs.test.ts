@@ -82,7 +82,12 @@ describe('health', () => {
     beforeAll(async () => {
       await withClient(adminUrl, (admin) => admin.query(`create database ${name}`));
       const config = loadConfig({ DATABASE_URL: healthUrl, SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '3' });
-      app = await createApp({ config, database: new DatabaseConnection(healthUrl, false), logger: createLogger('silent'), schedulers: false });
+      app = await createApp({
+        config,
+        database: new DatabaseConnection(healthUrl, false),
+        logger: createLogger('silent'),
+        schedulers: false,
+      });
     });
     afterAll(async () => {
       if (blocked) await unblock();
@@ -168,7 +173,18 @@ describe('API documents', () => {
   it('describes the problem document with every member of the contract', () => {
     const problem = doc.components.schemas.ProblemDocument;
     expect(Object.keys(problem.properties!)).toEqual(
-      expect.arrayContaining(['type', 'title', 'status', 'code', 'message_en', 'message_ar', 'requestId', 'errors', 'suggestion', 'requiredScope']),
+      expect.arrayContaining([
+        'type',
+        'title',
+        'status',
+        'code',
+        'message_en',
+        'message_ar',
+        'requestId',
+        'errors',
+        'suggestion',
+        'requiredScope',
+      ]),
     );
     expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code', 'message_en', 'message_ar', 'requestId']));
   });
@@ -209,7 +225,9 @@ describe('API documents', () => {
       }
     }
     const product = doc.components.schemas.ProductResponse.properties!;
-    expect(Object.keys(product)).toEqual(expect.arrayContaining(['id', 'slug', 'name', 'description', 'priceRange', 'variants', 'inStock']));
+    expect(Object.keys(product)).toEqual(
+      expect.arrayContaining(['id', 'slug', 'name', 'description', 'priceRange', 'variants', 'inStock']),
+    );
     const page = doc.components.schemas.ProductPage.properties!;
     expect(Object.keys(page).sort()).toEqual(['items', 'nextCursor']);
   });

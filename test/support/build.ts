@@ -61,5 +61,8 @@ async function removeOldBuilds(current: string): Promise<void> {
 }
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }

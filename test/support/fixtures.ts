@@ -11,18 +11,30 @@ export interface TestStore {
 }
 
 /** A new store and its first key, as `store create` makes them. */
-export async function createStore(app: NestFastifyApplication, options: { name?: string; seedCatalogue?: boolean; productCount?: number } = {}): Promise<TestStore> {
+export async function createStore(
+  app: NestFastifyApplication,
+  options: { name?: string; seedCatalogue?: boolean; productCount?: number } = {},
+): Promise<TestStore> {
   const created = await app.get(StoreService).create(options.name ?? `Store ${Math.random().toString(36).slice(2, 8)}`);
   if (options.seedCatalogue) await app.get(DemoStoreService).seed(created.store.id, { productCount: options.productCount ?? 60 });
   return { storeId: created.store.id, keyId: created.apiKey.id, key: created.apiKey.key };
 }
 
-export async function issueKey(app: NestFastifyApplication, storeId: string, options: { rateLimitPerMinute?: number; scopes?: string[] } = {}) {
+export async function issueKey(
+  app: NestFastifyApplication,
+  storeId: string,
+  options: { rateLimitPerMinute?: number; scopes?: string[] } = {},
+) {
   return app.get(ApiKeyService).issue(storeId, options);
 }
 
 export function mint(app: NestFastifyApplication, key: string, body: Record<string, unknown> = {}): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'POST', url: '/v1/auth/anonymous', headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: body });
+  return app.inject({
+    method: 'POST',
+    url: '/v1/auth/anonymous',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: body,
+  });
 }
 
 export function refresh(app: NestFastifyApplication, key: string, refreshToken?: string): Promise<LightMyRequestResponse> {

@@ -5,9 +5,6 @@ import type { Scope } from './scopes.js';
  * rule, so nothing is open by accident. Dashboard permissions and support sessions (contract
  * section 5) arrive as further kinds of this union.
  */
-export type AccessRule =
-  | { kind: 'public' }
-  | { kind: 'apiKey' }
-  | { kind: 'scope'; scope: Scope };
+export type AccessRule = { kind: 'public' } | { kind: 'apiKey' } | { kind: 'scope'; scope: Scope };
 
 export const ACCESS_RULE = 'access:rule';

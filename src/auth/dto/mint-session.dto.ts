@@ -4,7 +4,11 @@ import { SCOPES } from '../access/scopes.js';
 import { TRANSPORTS, type Transport } from '../entities/session.entity.js';
 
 export class MintSessionDto {
-  @ApiPropertyOptional({ enum: TRANSPORTS, default: 'bearer', description: '`cookie` sets the tokens as cookies; the body then holds none.' })
+  @ApiPropertyOptional({
+    enum: TRANSPORTS,
+    default: 'bearer',
+    description: '`cookie` sets the tokens as cookies; the body then holds none.',
+  })
   @IsOptional()
   @IsIn(TRANSPORTS)
   transport?: Transport;

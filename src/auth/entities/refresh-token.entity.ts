@@ -9,7 +9,10 @@ const RefreshTokenSchema = defineEntity({
     session: () => p.manyToOne(Session).mapToPk().index(),
     /** SHA-256 of the opaque token. */
     tokenHash: p.string().length(64).unique(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     expiresAt: p.datetime(),
     consumedAt: p.datetime().nullable(),
   },

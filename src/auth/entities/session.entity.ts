@@ -15,7 +15,10 @@ const SessionSchema = defineEntity({
     apiKey: () => p.manyToOne(ApiKey).mapToPk().index(),
     scopes: p.array().columnType('text[]'),
     transport: p.enum(TRANSPORTS),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     revokedAt: p.datetime().nullable(),
     revokedReason: p.string().length(40).nullable(),
   },

@@ -9,7 +9,10 @@ const SigningKeySchema = defineEntity({
     publicJwk: p.json<Record<string, unknown>>(),
     /** Private JWK sealed with the service's master key (AES-256-GCM). */
     privateJwkSealed: p.text(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     /** Set when a newer key takes over signing; the key still verifies until its last token expires. */
     retiredAt: p.datetime().nullable(),
   },

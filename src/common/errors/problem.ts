@@ -37,7 +37,9 @@ export function toApiError(error: unknown): ApiError {
   const fastifyCode = (error as { code?: unknown })?.code;
   if (fastifyCode === 'FST_ERR_BAD_URL') {
     return new ApiError('VALIDATION_FAILED', {
-      errors: [{ field: '(url)', code: 'badUrl', message_en: 'The address is not validly encoded.', message_ar: 'ترميز العنوان غير صالح.' }],
+      errors: [
+        { field: '(url)', code: 'badUrl', message_en: 'The address is not validly encoded.', message_ar: 'ترميز العنوان غير صالح.' },
+      ],
     });
   }
   if (typeof fastifyCode === 'string' && FASTIFY_CODES[fastifyCode]) return new ApiError(FASTIFY_CODES[fastifyCode]);

@@ -42,7 +42,9 @@ export function decodeCursor<T extends readonly (string | number)[]>(cursor: str
     // fall through to the refusal below
   }
   throw new ApiError('VALIDATION_FAILED', {
-    errors: [{ field: 'cursor', code: 'invalidCursor', message_en: 'This cursor is not valid here.', message_ar: 'هذا المؤشر غير صالح هنا.' }],
+    errors: [
+      { field: 'cursor', code: 'invalidCursor', message_en: 'This cursor is not valid here.', message_ar: 'هذا المؤشر غير صالح هنا.' },
+    ],
   });
 }
 
@@ -52,7 +54,12 @@ export interface Page<T> {
 }
 
 /** Rows fetched with limit + 1: the extra row only says whether another page exists. */
-export function pageOf<Row, Item>(rows: Row[], limit: number, toItem: (row: Row) => Item, keyOf: (row: Row) => (string | number)[]): Page<Item> {
+export function pageOf<Row, Item>(
+  rows: Row[],
+  limit: number,
+  toItem: (row: Row) => Item,
+  keyOf: (row: Row) => (string | number)[],
+): Page<Item> {
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   return { items: items.map(toItem), nextCursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null };

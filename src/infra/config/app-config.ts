@@ -11,54 +11,82 @@ const toBool = ({ value }: { value: unknown }) =>
  * stops the process with a message naming the variable.
  */
 export class AppConfig {
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   @IsString()
   HOST = '0.0.0.0';
 
-  @IsOptional() @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// connection URL' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// connection URL' })
   DATABASE_URL?: string = undefined;
 
   @IsString()
   DATA_DIR = '.data';
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
   EMBEDDED_PG_PORT = 54329;
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(500)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(500)
   DATABASE_POOL_SIZE = 20;
 
-  @IsOptional() @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// URL' })
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// URL' })
   REDIS_URL?: string = undefined;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
   /** Master key (32 bytes, base64) that encrypts token signing keys at rest. Generated under DATA_DIR when unset. */
-  @IsOptional() @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be 32 bytes encoded as base64 (44 characters)' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be 32 bytes encoded as base64 (44 characters)' })
   SECRET_KEY?: string = undefined;
 
   /** Window after a refresh token is consumed in which a replay is refused without revoking the session. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(300)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300)
   REFRESH_REUSE_GRACE_SECONDS = 5;
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(365)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(365)
   SIGNING_KEY_ROTATION_DAYS = 30;
 
-  @Transform(toInt) @IsInt() @Min(1024) @Max(50 * 1024 * 1024)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(50 * 1024 * 1024)
   BODY_LIMIT_BYTES = 1024 * 1024;
 
   /** How long a rendered catalogue page may be served from memory; changes evict it at once. 0 turns caching off. */
-  @Transform(toInt) @IsInt() @Min(0) @Max(3600)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
   CATALOGUE_CACHE_SECONDS = 60;
 
   /** Create a demo store with a seeded catalogue when the embedded database starts empty. */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   DEMO_STORE_ON_FIRST_START = true;
 
   /** Per-minute limit of keys issued without an explicit one. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1_000_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   DEFAULT_KEY_RATE_LIMIT = 600;
 
   get dataDir(): string {
@@ -82,7 +110,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const errors = validateSync(config, { whitelist: true });
   if (errors.length > 0) {
     const lines = errors.map(
-      (error) => `  ${error.property}=${printable(error.property, env[error.property])}: ${Object.values(error.constraints ?? {}).join('; ')}`,
+      (error) =>
+        `  ${error.property}=${printable(error.property, env[error.property])}: ${Object.values(error.constraints ?? {}).join('; ')}`,
     );
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }

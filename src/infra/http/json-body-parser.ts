@@ -26,7 +26,14 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     if (nulField !== undefined) {
       return done(
         new ApiError('VALIDATION_FAILED', {
-          errors: [{ field: nulField, code: 'nulCharacter', message_en: 'Text must not contain a NUL character.', message_ar: 'يجب ألا يحتوي النص على محرف NUL.' }],
+          errors: [
+            {
+              field: nulField,
+              code: 'nulCharacter',
+              message_en: 'Text must not contain a NUL character.',
+              message_ar: 'يجب ألا يحتوي النص على محرف NUL.',
+            },
+          ],
         }),
         undefined,
       );
@@ -34,7 +41,14 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       return done(
         new ApiError('VALIDATION_FAILED', {
-          errors: [{ field: '(body)', code: 'isObject', message_en: 'The body must be a JSON object.', message_ar: 'يجب أن يكون المحتوى كائن JSON.' }],
+          errors: [
+            {
+              field: '(body)',
+              code: 'isObject',
+              message_en: 'The body must be a JSON object.',
+              message_ar: 'يجب أن يكون المحتوى كائن JSON.',
+            },
+          ],
         }),
         undefined,
       );

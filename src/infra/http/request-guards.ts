@@ -14,7 +14,14 @@ export function registerRequestGuards(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request) => {
     if (/%00/i.test(request.url)) {
       throw new ApiError('VALIDATION_FAILED', {
-        errors: [{ field: '(url)', code: 'nulCharacter', message_en: 'The address must not contain a NUL character.', message_ar: 'يجب ألا يحتوي العنوان على محرف NUL.' }],
+        errors: [
+          {
+            field: '(url)',
+            code: 'nulCharacter',
+            message_en: 'The address must not contain a NUL character.',
+            message_ar: 'يجب ألا يحتوي العنوان على محرف NUL.',
+          },
+        ],
       });
     }
     if (!request.is404) return;

@@ -1,13 +1,38 @@
 import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { AppConfig } from '../../infra/config/app-config.js';
 import { ChangeFeed } from '../../infra/database/change-feed.js';
 
 /** Published by a database trigger on every committed catalogue change (migration 0001). */
 const CATALOGUE_CHANNEL = 'catalogue_changed';
 const MAX_BYTES = 64 * 1024 * 1024;
+/** Below this, compression costs more than it saves. */
+const GZIP_MIN_BYTES = 1024;
+
+/** A response rendered once and served many times: UTF-8 bytes, their ETag and, on demand, their gzip. */
+export class RenderedJson {
+  readonly etag: string;
+  private gzipped?: Buffer;
+
+  constructor(readonly body: Buffer) {
+    this.etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  }
+
+  static of(value: unknown): RenderedJson {
+    return new RenderedJson(Buffer.from(JSON.stringify(value)));
+  }
+
+  /** The gzip of the body, made the first time a client accepts it; undefined when not worth it. */
+  gzip(): Buffer | undefined {
+    if (this.body.length < GZIP_MIN_BYTES) return undefined;
+    this.gzipped ??= gzipSync(this.body, { level: 6 });
+    return this.gzipped;
+  }
+}
 
 interface Entry {
-  body: string;
+  page: RenderedJson;
   expiresAt: number;
 }
 
@@ -29,22 +54,22 @@ export class CatalogueCache {
     changes.onReconnect(() => this.clear());
   }
 
-  /** The JSON text of a response, rendered by `render` when it is not cached. */
-  async json(storeId: string, key: string, render: () => Promise<unknown>): Promise<string> {
+  /** The rendered response for `key`, from memory or from `render`. */
+  async get(storeId: string, key: string, render: () => Promise<unknown>): Promise<RenderedJson> {
     const ttlMs = this.config.CATALOGUE_CACHE_SECONDS * 1000;
-    if (ttlMs === 0) return JSON.stringify(await render());
+    if (ttlMs === 0) return RenderedJson.of(await render());
     const store = this.storeEntry(storeId);
     const cached = store.pages.get(key);
-    if (cached && cached.expiresAt > Date.now()) return cached.body;
+    if (cached && cached.expiresAt > Date.now()) return cached.page;
 
     const generation = store.generation;
-    const body = JSON.stringify(await render());
+    const page = RenderedJson.of(await render());
     if (store.generation === generation && this.stores.get(storeId) === store) {
-      if (this.bytes + body.length > MAX_BYTES) this.clear();
-      this.bytes += body.length - (store.pages.get(key)?.body.length ?? 0);
-      store.pages.set(key, { body, expiresAt: Date.now() + ttlMs });
+      if (this.bytes + page.body.length > MAX_BYTES) this.clear();
+      this.bytes += page.body.length - (store.pages.get(key)?.page.body.length ?? 0);
+      store.pages.set(key, { page, expiresAt: Date.now() + ttlMs });
     }
-    return body;
+    return page;
   }
 
   private storeEntry(storeId: string) {
@@ -59,7 +84,7 @@ export class CatalogueCache {
   private evict(storeId: string): void {
     const store = this.stores.get(storeId);
     if (!store) return;
-    for (const entry of store.pages.values()) this.bytes -= entry.body.length;
+    for (const entry of store.pages.values()) this.bytes -= entry.page.body.length;
     store.pages.clear();
     store.generation += 1;
   }
@@ -71,6 +96,8 @@ export class CatalogueCache {
 
 /** A cache key from a route and its validated query, independent of parameter order. */
 export function cacheKey(route: string, query: object = {}): string {
-  const entries = Object.entries(query).filter(([, value]) => value !== undefined).sort(([a], [b]) => a.localeCompare(b));
+  const entries = Object.entries(query)
+    .filter(([, value]) => value !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b));
   return `${route}?${new URLSearchParams(entries.map(([name, value]): [string, string] => [name, String(value)]))}`;
 }

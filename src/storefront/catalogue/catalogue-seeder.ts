@@ -19,6 +19,13 @@ export class CatalogueSeeder {
   constructor(private readonly em: EntityManager) {}
 
   async seed(storeId: string, catalogue: DemoCatalogue): Promise<SeedCounts> {
+    const counts = await this.write(storeId, catalogue);
+    // Fresh statistics, or the planner keeps its empty-table guesses until autovacuum runs.
+    await sql`analyze categories, brands, products, product_variants`.execute(this.em.getKysely());
+    return counts;
+  }
+
+  private write(storeId: string, catalogue: DemoCatalogue): Promise<SeedCounts> {
     return this.em.fork().transactional(async (em) => {
       const db = em.getKysely() as unknown as Kysely<unknown>;
       const existing = await sql<{ count: number }>`select count(*)::int as count from products where store_id = ${storeId}`.execute(db);
@@ -29,15 +36,31 @@ export class CatalogueSeeder {
         const category = catalogue.categories.find((candidate) => candidate.key === key)!;
         return [...(category.parentKey ? pathOf(category.parentKey) : []), categoryIds.get(key)!];
       };
-      await insertRows(db, 'categories', ['id', 'store_id', 'parent_id', 'path', 'slug', 'name_en', 'name_ar', 'description_en', 'description_ar', 'position'],
+      await insertRows(
+        db,
+        'categories',
+        ['id', 'store_id', 'parent_id', 'path', 'slug', 'name_en', 'name_ar', 'description_en', 'description_ar', 'position'],
         catalogue.categories.map((c) => [
-          categoryIds.get(c.key), storeId, c.parentKey ? categoryIds.get(c.parentKey) : null, `{${pathOf(c.key).join(',')}}`,
-          c.slug, c.name.en, c.name.ar, c.description.en, c.description.ar, c.position,
-        ]));
+          categoryIds.get(c.key),
+          storeId,
+          c.parentKey ? categoryIds.get(c.parentKey) : null,
+          `{${pathOf(c.key).join(',')}}`,
+          c.slug,
+          c.name.en,
+          c.name.ar,
+          c.description.en,
+          c.description.ar,
+          c.position,
+        ]),
+      );
 
       const brandIds = new Map(catalogue.brands.map((brand) => [brand.key, randomUUID()]));
-      await insertRows(db, 'brands', ['id', 'store_id', 'slug', 'name_en', 'name_ar', 'description_en', 'description_ar'],
-        catalogue.brands.map((b) => [brandIds.get(b.key), storeId, b.slug, b.name.en, b.name.ar, b.description.en, b.description.ar]));
+      await insertRows(
+        db,
+        'brands',
+        ['id', 'store_id', 'slug', 'name_en', 'name_ar', 'description_en', 'description_ar'],
+        catalogue.brands.map((b) => [brandIds.get(b.key), storeId, b.slug, b.name.en, b.name.ar, b.description.en, b.description.ar]),
+      );
 
       // Spread creation times over the past year so "newest first" means something.
       const now = Date.now();
@@ -46,15 +69,65 @@ export class CatalogueSeeder {
       catalogue.products.forEach((product, index) => {
         const id = randomUUID();
         const createdAt = new Date(now - (catalogue.products.length - index) * ((365 * 86_400_000) / catalogue.products.length));
-        productRows.push([id, storeId, categoryIds.get(product.categoryKey), brandIds.get(product.brandKey), product.slug,
-          product.name.en, product.name.ar, product.description.en, product.description.ar, createdAt, createdAt]);
+        productRows.push([
+          id,
+          storeId,
+          categoryIds.get(product.categoryKey),
+          brandIds.get(product.brandKey),
+          product.slug,
+          product.name.en,
+          product.name.ar,
+          product.description.en,
+          product.description.ar,
+          createdAt,
+          createdAt,
+        ]);
         product.variants.forEach((variant, position) =>
-          variantRows.push([randomUUID(), storeId, id, variant.sku, JSON.stringify(variant.options), variant.price,
-            variant.compareAtPrice, catalogue.currency, variant.stock, position, createdAt]));
+          variantRows.push([
+            randomUUID(),
+            storeId,
+            id,
+            variant.sku,
+            JSON.stringify(variant.options),
+            variant.price,
+            variant.compareAtPrice,
+            catalogue.currency,
+            variant.stock,
+            position,
+            createdAt,
+          ]),
+        );
       });
-      await insertRows(db, 'products', ['id', 'store_id', 'category_id', 'brand_id', 'slug', 'name_en', 'name_ar', 'description_en', 'description_ar', 'created_at', 'updated_at'], productRows);
-      await insertRows(db, 'product_variants', ['id', 'store_id', 'product_id', 'sku', 'options', 'price', 'compare_at_price', 'currency', 'stock', 'position', 'created_at'], variantRows);
-      return { categories: catalogue.categories.length, brands: catalogue.brands.length, products: productRows.length, variants: variantRows.length };
+      await insertRows(
+        db,
+        'products',
+        [
+          'id',
+          'store_id',
+          'category_id',
+          'brand_id',
+          'slug',
+          'name_en',
+          'name_ar',
+          'description_en',
+          'description_ar',
+          'created_at',
+          'updated_at',
+        ],
+        productRows,
+      );
+      await insertRows(
+        db,
+        'product_variants',
+        ['id', 'store_id', 'product_id', 'sku', 'options', 'price', 'compare_at_price', 'currency', 'stock', 'position', 'created_at'],
+        variantRows,
+      );
+      return {
+        categories: catalogue.categories.length,
+        brands: catalogue.brands.length,
+        products: productRows.length,
+        variants: variantRows.length,
+      };
     });
   }
 }

@@ -1,9 +1,11 @@
-import { Controller, Get, Header, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentSession, RequireScope } from '../../auth/access/decorators.js';
 import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
+import { sendRendered } from '../../infra/http/send-rendered.js';
 import { CatalogueCache, cacheKey } from './catalogue-cache.js';
 import { CatalogueService } from './catalogue.service.js';
 import { BrandPage, BrandResponse, CategoryDetailResponse, CategoryPage, ProductPage, ProductResponse } from './dto/catalogue.response.js';
@@ -11,9 +13,10 @@ import { ListCategoriesQuery } from './dto/list-categories.query.js';
 import { ListProductsQuery } from './dto/list-products.query.js';
 
 const ID_OR_SLUG = { name: 'idOrSlug', description: 'The record’s UUID or its slug.' };
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 @ApiTags('Catalogue')
+@ApiHeader({ name: 'If-None-Match', required: false, description: 'An ETag from an earlier answer: 304 when nothing changed.' })
+@ApiResponse({ status: 304, description: 'Not modified since the ETag in If-None-Match.' })
 @Controller('v1/catalogue')
 export class CatalogueController {
   constructor(
@@ -23,64 +26,114 @@ export class CatalogueController {
 
   @Get('products')
   @RequireScope('catalogue:read')
-  @Header('Content-Type', JSON_TYPE)
   @ApiOperation({ summary: 'Active products, newest first, with variants; filter by category (subtree) or brand' })
   @ApiOkResponse({ type: ProductPage })
   @ApiProblemResponses(['VALIDATION_FAILED'])
-  listProducts(@CurrentSession() session: SessionPrincipal, @Query() query: ListProductsQuery) {
-    return this.cache.json(session.storeId, cacheKey('products', query), () => this.catalogue.listProducts(session.storeId, query));
+  async listProducts(
+    @CurrentSession() session: SessionPrincipal,
+    @Query() query: ListProductsQuery,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return sendRendered(
+      request,
+      reply,
+      await this.cache.get(session.storeId, cacheKey('products', query), () => this.catalogue.listProducts(session.storeId, query)),
+    );
   }
 
   @Get('products/:idOrSlug')
   @RequireScope('catalogue:read')
-  @Header('Content-Type', JSON_TYPE)
   @ApiOperation({ summary: 'One product with its variants' })
   @ApiParam(ID_OR_SLUG)
   @ApiOkResponse({ type: ProductResponse })
   @ApiProblemResponses(['NOT_FOUND'])
-  getProduct(@CurrentSession() session: SessionPrincipal, @Param('idOrSlug') idOrSlug: string) {
-    return this.cache.json(session.storeId, cacheKey(`products/${idOrSlug}`), () => this.catalogue.getProduct(session.storeId, idOrSlug));
+  async getProduct(
+    @CurrentSession() session: SessionPrincipal,
+    @Param('idOrSlug') idOrSlug: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return sendRendered(
+      request,
+      reply,
+      await this.cache.get(session.storeId, cacheKey(`products/${idOrSlug}`), () => this.catalogue.getProduct(session.storeId, idOrSlug)),
+    );
   }
 
   @Get('categories')
   @RequireScope('catalogue:read')
-  @Header('Content-Type', JSON_TYPE)
   @ApiOperation({ summary: 'Categories breadth-first (top level first), or the children of one parent' })
   @ApiOkResponse({ type: CategoryPage })
   @ApiProblemResponses(['VALIDATION_FAILED'])
-  listCategories(@CurrentSession() session: SessionPrincipal, @Query() query: ListCategoriesQuery) {
-    return this.cache.json(session.storeId, cacheKey('categories', query), () => this.catalogue.listCategories(session.storeId, query));
+  async listCategories(
+    @CurrentSession() session: SessionPrincipal,
+    @Query() query: ListCategoriesQuery,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return sendRendered(
+      request,
+      reply,
+      await this.cache.get(session.storeId, cacheKey('categories', query), () => this.catalogue.listCategories(session.storeId, query)),
+    );
   }
 
   @Get('categories/:idOrSlug')
   @RequireScope('catalogue:read')
-  @Header('Content-Type', JSON_TYPE)
   @ApiOperation({ summary: 'One category with its breadcrumb and children' })
   @ApiParam(ID_OR_SLUG)
   @ApiOkResponse({ type: CategoryDetailResponse })
   @ApiProblemResponses(['NOT_FOUND'])
-  getCategory(@CurrentSession() session: SessionPrincipal, @Param('idOrSlug') idOrSlug: string) {
-    return this.cache.json(session.storeId, cacheKey(`categories/${idOrSlug}`), () => this.catalogue.getCategory(session.storeId, idOrSlug));
+  async getCategory(
+    @CurrentSession() session: SessionPrincipal,
+    @Param('idOrSlug') idOrSlug: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return sendRendered(
+      request,
+      reply,
+      await this.cache.get(session.storeId, cacheKey(`categories/${idOrSlug}`), () =>
+        this.catalogue.getCategory(session.storeId, idOrSlug),
+      ),
+    );
   }
 
   @Get('brands')
   @RequireScope('catalogue:read')
-  @Header('Content-Type', JSON_TYPE)
   @ApiOperation({ summary: 'Brands by slug' })
   @ApiOkResponse({ type: BrandPage })
   @ApiProblemResponses(['VALIDATION_FAILED'])
-  listBrands(@CurrentSession() session: SessionPrincipal, @Query() query: ListQueryDto) {
-    return this.cache.json(session.storeId, cacheKey('brands', query), () => this.catalogue.listBrands(session.storeId, query));
+  async listBrands(
+    @CurrentSession() session: SessionPrincipal,
+    @Query() query: ListQueryDto,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return sendRendered(
+      request,
+      reply,
+      await this.cache.get(session.storeId, cacheKey('brands', query), () => this.catalogue.listBrands(session.storeId, query)),
+    );
   }
 
   @Get('brands/:idOrSlug')
   @RequireScope('catalogue:read')
-  @Header('Content-Type', JSON_TYPE)
   @ApiOperation({ summary: 'One brand' })
   @ApiParam(ID_OR_SLUG)
   @ApiOkResponse({ type: BrandResponse })
   @ApiProblemResponses(['NOT_FOUND'])
-  getBrand(@CurrentSession() session: SessionPrincipal, @Param('idOrSlug') idOrSlug: string) {
-    return this.cache.json(session.storeId, cacheKey(`brands/${idOrSlug}`), () => this.catalogue.getBrand(session.storeId, idOrSlug));
+  async getBrand(
+    @CurrentSession() session: SessionPrincipal,
+    @Param('idOrSlug') idOrSlug: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    return sendRendered(
+      request,
+      reply,
+      await this.cache.get(session.storeId, cacheKey(`brands/${idOrSlug}`), () => this.catalogue.getBrand(session.storeId, idOrSlug)),
+    );
   }
 }

@@ -19,7 +19,7 @@ export class CatalogueService {
   constructor(private readonly em: EntityManager) {}
 
   private get db() {
-    return this.em.fork().getKysely();
+    return this.em.getKysely();
   }
 
   async listProducts(storeId: string, query: ListProductsQuery): Promise<Page<ProductResponse>> {
@@ -35,7 +35,12 @@ export class CatalogueService {
       ${after ? sql`and (p.created_at, p.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql``}
       order by p.created_at desc, p.id desc
       limit ${limit + 1}`.execute(this.db);
-    return pageOf(rows, limit, (row) => row.doc, (row) => [row.sort_at, row.doc.id]);
+    return pageOf(
+      rows,
+      limit,
+      (row) => row.doc,
+      (row) => [row.sort_at, row.doc.id],
+    );
   }
 
   async getProduct(storeId: string, idOrSlug: string): Promise<ProductResponse> {
@@ -62,7 +67,12 @@ export class CatalogueService {
       ${after ? sql`and (cardinality(c.path) - 1, c.position, c.slug) > (${after[0]}, ${after[1]}, ${after[2]})` : sql``}
       order by cardinality(c.path), c.position, c.slug
       limit ${limit + 1}`.execute(this.db);
-    return pageOf(rows, limit, (row) => row.doc, (row) => [row.depth, row.position, row.slug]);
+    return pageOf(
+      rows,
+      limit,
+      (row) => row.doc,
+      (row) => [row.depth, row.position, row.slug],
+    );
   }
 
   async getCategory(storeId: string, idOrSlug: string): Promise<CategoryDetailResponse> {
@@ -87,7 +97,12 @@ export class CatalogueService {
       where b.store_id = ${storeId} ${after ? sql`and b.slug > ${after[0]}` : sql``}
       order by b.slug
       limit ${limit + 1}`.execute(this.db);
-    return pageOf(rows, limit, (row) => row.doc, (row) => [row.slug]);
+    return pageOf(
+      rows,
+      limit,
+      (row) => row.doc,
+      (row) => [row.slug],
+    );
   }
 
   async getBrand(storeId: string, idOrSlug: string): Promise<BrandResponse> {

@@ -13,7 +13,10 @@ const ApiKeySchema = defineEntity({
     displayPrefix: p.string().length(16),
     scopes: p.array().columnType('text[]'),
     rateLimitPerMinute: p.integer(),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
     revokedAt: p.datetime().nullable(),
   },
 });

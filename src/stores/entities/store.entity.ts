@@ -11,7 +11,10 @@ const StoreSchema = defineEntity({
     name: p.string().length(200),
     plan: p.enum(STORE_PLANS).default('basic'),
     currency: p.string().length(3).default('SAR'),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 

@@ -13,7 +13,10 @@ const BrandSchema = defineEntity({
     nameAr: p.string().length(200),
     descriptionEn: p.text().default(''),
     descriptionAr: p.text().default(''),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 

@@ -17,7 +17,10 @@ const CategorySchema = defineEntity({
     descriptionEn: p.text().default(''),
     descriptionAr: p.text().default(''),
     position: p.integer().default(0),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 

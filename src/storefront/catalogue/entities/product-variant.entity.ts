@@ -23,7 +23,10 @@ const ProductVariantSchema = defineEntity({
     currency: p.string().length(3),
     stock: p.integer().default(0),
     position: p.integer().default(0),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
   },
 });
 

@@ -9,11 +9,7 @@ const ProductSchema = defineEntity({
   name: 'Product',
   tableName: 'products',
   uniques: [{ properties: ['store', 'slug'] }],
-  indexes: [
-    { properties: ['store', 'createdAt', 'id'] },
-    { properties: ['store', 'category'] },
-    { properties: ['store', 'brand'] },
-  ],
+  indexes: [{ properties: ['store', 'createdAt', 'id'] }, { properties: ['store', 'category'] }, { properties: ['store', 'brand'] }],
   properties: {
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     store: () => p.manyToOne(Store).mapToPk(),
@@ -25,8 +21,15 @@ const ProductSchema = defineEntity({
     descriptionEn: p.text().default(''),
     descriptionAr: p.text().default(''),
     status: p.enum(PRODUCT_STATUSES).default('active'),
-    createdAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime().defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .defaultRaw('now()')
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });
 
