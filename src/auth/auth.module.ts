@@ -8,6 +8,7 @@ import { JwksController } from './jwks.controller.js';
 import { ApiKeyRateLimitGuard } from './rate-limit/api-key-rate-limit.guard.js';
 import type { RateLimitStore } from './rate-limit/fixed-window.js';
 import { RATE_LIMIT_STORE, RateLimitStoreModule } from './rate-limit/rate-limit-store.module.js';
+import { SessionWriter } from './session-writer.js';
 import { SessionService } from './session.service.js';
 import { SigningModule } from './signing/signing.module.js';
 import { TokenService } from './token.service.js';
@@ -26,6 +27,7 @@ import { TokenService } from './token.service.js';
   providers: [
     TokenService,
     SessionService,
+    SessionWriter,
     // Order matters: the access guard resolves the key the rate limiter counts.
     { provide: APP_GUARD, useClass: AccessGuard },
     { provide: APP_GUARD, useClass: ApiKeyRateLimitGuard },

@@ -8,6 +8,7 @@ import { randomToken, sha256Hex } from '../infra/crypto/secrets.js';
 import type { ResolvedApiKey } from '../stores/api-key.service.js';
 import { isScope, type Scope } from './access/scopes.js';
 import type { Transport } from './entities/session.entity.js';
+import { SessionWriter } from './session-writer.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from './token-lifetimes.js';
 import { TokenService } from './token.service.js';
 
@@ -52,8 +53,8 @@ export function csrfHash(csrfToken: string): string {
 }
 
 /**
- * Sessions and their refresh tokens. The hot paths are single SQL statements: a mint is one
- * round trip, and a refresh consumes its token with one conditional UPDATE, so of many concurrent
+ * Sessions and their refresh tokens. The hot paths are single SQL statements: mints are written by
+ * the batching SessionWriter, and a refresh consumes its token with one conditional UPDATE, so of many concurrent
  * refreshes with one token exactly one can win.
  */
 @Injectable()
@@ -61,26 +62,15 @@ export class SessionService {
   constructor(
     private readonly em: EntityManager,
     private readonly tokens: TokenService,
+    private readonly writer: SessionWriter,
     private readonly config: AppConfig,
   ) {}
 
   async mint(key: ResolvedApiKey, transport: Transport, requestedScopes?: string[]): Promise<IssuedSession> {
     const scopes = narrowScopes(key.scopes, requestedScopes);
     const refreshToken = REFRESH_TOKEN_PREFIX + randomToken(32);
-    const { rows } = await sql<SessionRow & { refresh_expires_at: Date }>`
-      with session as (
-        insert into sessions (store_id, api_key_id, scopes, transport)
-        select store_id, id, ${scopes}::text[], ${transport} from api_keys where id = ${key.id} and revoked_at is null
-        returning id, store_id, scopes, transport
-      ), token as (
-        insert into refresh_tokens (session_id, token_hash, expires_at)
-        select id, ${sha256Hex(refreshToken)}, now() + make_interval(secs => ${REFRESH_TOKEN_TTL_SECONDS}) from session
-        returning expires_at
-      )
-      select session.id as session_id, session.store_id, session.scopes, session.transport, token.expires_at as refresh_expires_at
-      from session, token`.execute(this.em.getKysely());
-    if (rows.length === 0) throw new ApiError('INVALID_API_KEY');
-    const [row] = rows;
+    const row = await this.writer.create({ apiKeyId: key.id, scopes, transport, refreshTokenHash: sha256Hex(refreshToken) });
+    if (!row) throw new ApiError('INVALID_API_KEY');
     return this.issue(row, refreshToken, new Date(row.refresh_expires_at));
   }
 

@@ -1,0 +1,87 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import type { Scope } from './access/scopes.js';
+import type { Transport } from './entities/session.entity.js';
+import { REFRESH_TOKEN_TTL_SECONDS } from './token-lifetimes.js';
+
+export interface NewSession {
+  apiKeyId: string;
+  scopes: Scope[];
+  transport: Transport;
+  refreshTokenHash: string;
+}
+
+export interface CreatedSession {
+  session_id: string;
+  store_id: string;
+  scopes: Scope[];
+  transport: Transport;
+  refresh_expires_at: Date;
+}
+
+interface Pending {
+  sessionId: string;
+  input: NewSession;
+  resolve: (created: CreatedSession | null) => void;
+  reject: (error: unknown) => void;
+}
+
+const MAX_BATCH = 200;
+
+/**
+ * Writes new sessions with their first refresh token. Mints that arrive in the same turn of the
+ * event loop share one INSERT statement and one commit, so under load a round trip to PostgreSQL
+ * serves many sessions; a lone mint is written at once, alone. A mint whose key was revoked in the
+ * meantime gets no row (null).
+ */
+@Injectable()
+export class SessionWriter {
+  private queue: Pending[] = [];
+
+  constructor(private readonly em: EntityManager) {}
+
+  create(input: NewSession): Promise<CreatedSession | null> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ sessionId: randomUUID(), input, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue.splice(0, MAX_BATCH);
+    if (this.queue.length > 0) setImmediate(() => void this.flush());
+    try {
+      const created = await this.insert(batch);
+      for (const pending of batch) pending.resolve(created.get(pending.sessionId) ?? null);
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+    }
+  }
+
+  private async insert(batch: Pending[]): Promise<Map<string, CreatedSession>> {
+    const column = <T>(pick: (pending: Pending) => T) => batch.map(pick);
+    const { rows } = await sql<CreatedSession>`
+      with input as (
+        select * from unnest(
+          ${column((p) => p.sessionId)}::uuid[], ${column((p) => p.input.apiKeyId)}::uuid[],
+          ${column((p) => p.input.scopes.join(' '))}::text[], ${column((p) => p.input.transport)}::text[],
+          ${column((p) => p.input.refreshTokenHash)}::text[]
+        ) as i(session_id, api_key_id, scopes, transport, token_hash)
+      ), session as (
+        insert into sessions (id, store_id, api_key_id, scopes, transport)
+        select i.session_id, k.store_id, k.id, string_to_array(i.scopes, ' '), i.transport
+        from input i join api_keys k on k.id = i.api_key_id and k.revoked_at is null
+        returning id, store_id, scopes, transport
+      ), token as (
+        insert into refresh_tokens (session_id, token_hash, expires_at)
+        select s.id, i.token_hash, now() + make_interval(secs => ${REFRESH_TOKEN_TTL_SECONDS})
+        from session s join input i on i.session_id = s.id
+        returning session_id, expires_at
+      )
+      select s.id as session_id, s.store_id, s.scopes, s.transport, t.expires_at as refresh_expires_at
+      from session s join token t on t.session_id = s.id`.execute(this.em.getKysely());
+    return new Map(rows.map((row) => [row.session_id, row]));
+  }
+}
