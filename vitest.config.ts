@@ -10,6 +10,8 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
+    // The JSON report lets .ci/run print a plain 'N passed, N failed' line.
+    reporters: ['default', 'json'],
+    outputFile: { json: '.data/test-results.json' },
   },
 });

@@ -36,3 +36,8 @@ export class ApiError extends Error {
     this.status = ERRORS[code].status;
   }
 }
+
+/** A validation refusal about one field, with its bilingual explanation. */
+export function invalidField(field: string, code: string, message: { en: string; ar: string }): ApiError {
+  return new ApiError('VALIDATION_FAILED', { errors: [{ field, code, message_en: message.en, message_ar: message.ar }] });
+}

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from './api-error.js';
+import { ApiError, invalidField } from './api-error.js';
 import { ERRORS, type ErrorCode } from './error-catalogue.js';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -36,11 +36,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof HttpException) return new ApiError(STATUS_CODES[error.getStatus()] ?? 'INTERNAL_ERROR');
   const fastifyCode = (error as { code?: unknown })?.code;
   if (fastifyCode === 'FST_ERR_BAD_URL') {
-    return new ApiError('VALIDATION_FAILED', {
-      errors: [
-        { field: '(url)', code: 'badUrl', message_en: 'The address is not validly encoded.', message_ar: 'ترميز العنوان غير صالح.' },
-      ],
-    });
+    return invalidField('(url)', 'badUrl', { en: 'The address is not validly encoded.', ar: 'ترميز العنوان غير صالح.' });
   }
   if (typeof fastifyCode === 'string' && FASTIFY_CODES[fastifyCode]) return new ApiError(FASTIFY_CODES[fastifyCode]);
   const statusCode = (error as { statusCode?: unknown })?.statusCode;

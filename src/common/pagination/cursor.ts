@@ -1,4 +1,4 @@
-import { ApiError } from '../errors/api-error.js';
+import { invalidField } from '../errors/api-error.js';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
@@ -41,11 +41,7 @@ export function decodeCursor<T extends readonly (string | number)[]>(cursor: str
   } catch {
     // fall through to the refusal below
   }
-  throw new ApiError('VALIDATION_FAILED', {
-    errors: [
-      { field: 'cursor', code: 'invalidCursor', message_en: 'This cursor is not valid here.', message_ar: 'هذا المؤشر غير صالح هنا.' },
-    ],
-  });
+  throw invalidField('cursor', 'invalidCursor', { en: 'This cursor is not valid here.', ar: 'هذا المؤشر غير صالح هنا.' });
 }
 
 export interface Page<T> {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../common/errors/api-error.js';
+import { ApiError, invalidField } from '../../common/errors/api-error.js';
 
 /**
  * JSON is the only body the API reads (anything else is 415). An empty body counts as no body, so a
@@ -25,31 +25,13 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     }
     if (nulField !== undefined) {
       return done(
-        new ApiError('VALIDATION_FAILED', {
-          errors: [
-            {
-              field: nulField,
-              code: 'nulCharacter',
-              message_en: 'Text must not contain a NUL character.',
-              message_ar: 'يجب ألا يحتوي النص على محرف NUL.',
-            },
-          ],
-        }),
+        invalidField(nulField, 'nulCharacter', { en: 'Text must not contain a NUL character.', ar: 'يجب ألا يحتوي النص على محرف NUL.' }),
         undefined,
       );
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       return done(
-        new ApiError('VALIDATION_FAILED', {
-          errors: [
-            {
-              field: '(body)',
-              code: 'isObject',
-              message_en: 'The body must be a JSON object.',
-              message_ar: 'يجب أن يكون المحتوى كائن JSON.',
-            },
-          ],
-        }),
+        invalidField('(body)', 'isObject', { en: 'The body must be a JSON object.', ar: 'يجب أن يكون المحتوى كائن JSON.' }),
         undefined,
       );
     }

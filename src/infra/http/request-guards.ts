@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../common/errors/api-error.js';
+import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { sendProblem } from '../../common/errors/problem.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -13,15 +13,9 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 export function registerRequestGuards(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request) => {
     if (/%00/i.test(request.url)) {
-      throw new ApiError('VALIDATION_FAILED', {
-        errors: [
-          {
-            field: '(url)',
-            code: 'nulCharacter',
-            message_en: 'The address must not contain a NUL character.',
-            message_ar: 'يجب ألا يحتوي العنوان على محرف NUL.',
-          },
-        ],
+      throw invalidField('(url)', 'nulCharacter', {
+        en: 'The address must not contain a NUL character.',
+        ar: 'يجب ألا يحتوي العنوان على محرف NUL.',
       });
     }
     if (!request.is404) return;
