@@ -1,30 +1,10 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { RATE_LIMIT_STORE } from '../../src/auth/rate-limit/rate-limit-store.module.js';
 import { RedisRateLimitStore } from '../../src/auth/rate-limit/redis-rate-limit.store.js';
 import { createStore, issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectProblem, parse } from './support.js';
-
-/** See rate-limit.test.ts: Date is frozen at chosen seconds of a minute ahead of real time. */
-const MINUTE = 60_000;
-const base = (Math.floor(Date.now() / MINUTE) + 10) * MINUTE;
-function clockAt(minute: number, second: number): void {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(base + minute * MINUTE + second * 1000);
-}
-
-function expectAllowed(response: LightMyRequestResponse, status: number, limit: number, remaining: number): void {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['x-ratelimit-limit']).toBe(String(limit));
-  expect(response.headers['x-ratelimit-remaining']).toBe(String(remaining));
-}
-
-function expectLimited(response: LightMyRequestResponse, retryAfter: number): void {
-  expectProblem(response, 429, 'RATE_LIMITED');
-  expect(response.headers['retry-after']).toBe(String(retryAfter));
-}
+import { clockAt, expectAllowed, expectLimited, MINUTE, parse } from './support.js';
 
 describe('per-key rate limit shared through Redis (REDIS_URL)', () => {
   const redisUrl = inject('redisUrl');

@@ -1,34 +1,13 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createStore, get, issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectProblem, parse } from './support.js';
+import { clockAt, expectAllowed, expectLimited, expectProblem, parse } from './support.js';
 
 /**
  * Contract section 3: each key has its own per-minute limit, in fixed windows aligned to the clock.
  * The clock (Date only) is frozen at chosen seconds of a minute well ahead of real time, so window
  * boundaries are exact and never crossed by accident.
  */
-const MINUTE = 60_000;
-const base = (Math.floor(Date.now() / MINUTE) + 10) * MINUTE;
-function clockAt(minute: number, second: number): void {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(base + minute * MINUTE + second * 1000);
-}
-
-function expectAllowed(response: LightMyRequestResponse, status: number, limit: number, remaining: number): void {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['x-ratelimit-limit']).toBe(String(limit));
-  expect(response.headers['x-ratelimit-remaining']).toBe(String(remaining));
-}
-
-function expectLimited(response: LightMyRequestResponse, retryAfter: number, limit: number): void {
-  const body = expectProblem(response, 429, 'RATE_LIMITED');
-  expect(response.headers['retry-after']).toBe(String(retryAfter));
-  expect(body.limit).toBe(limit);
-  expect(body.retryAfterSeconds).toBe(retryAfter);
-}
-
 describe('per-key rate limit (in-memory counters)', () => {
   let t: TestApp;
   let store: TestStore;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 
 /** Anything with the parts of a response these helpers read: an inject() answer or a fetch() one, normalised. */
 export interface ResponseLike {
@@ -139,4 +139,28 @@ export function notified(
       resolve();
     });
   });
+}
+
+/**
+ * Rate-limit windows are aligned to the clock minute. Tests freeze Date (only Date) at chosen seconds
+ * of a minute well ahead of real time, so window boundaries are exact and never crossed by accident.
+ */
+export const MINUTE = 60_000;
+const clockBase = (Math.floor(Date.now() / MINUTE) + 10) * MINUTE;
+export function clockAt(minute: number, second: number): void {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(clockBase + minute * MINUTE + second * 1000);
+}
+
+export function expectAllowed(response: LightMyRequestResponse, status: number, limit: number, remaining: number): void {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers['x-ratelimit-limit']).toBe(String(limit));
+  expect(response.headers['x-ratelimit-remaining']).toBe(String(remaining));
+}
+
+export function expectLimited(response: LightMyRequestResponse, retryAfter: number, limit?: number): void {
+  const body = expectProblem(response, 429, 'RATE_LIMITED');
+  expect(response.headers['retry-after']).toBe(String(retryAfter));
+  expect(body.retryAfterSeconds).toBe(retryAfter);
+  if (limit !== undefined) expect(body.limit).toBe(limit);
 }

@@ -35,10 +35,8 @@ export class CatalogueController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return sendRendered(
-      request,
-      reply,
-      await this.cache.get(session.storeId, cacheKey('products', query), () => this.catalogue.listProducts(session.storeId, query)),
+    return this.respond(request, reply, session.storeId, cacheKey('products', query), () =>
+      this.catalogue.listProducts(session.storeId, query),
     );
   }
 
@@ -54,10 +52,8 @@ export class CatalogueController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return sendRendered(
-      request,
-      reply,
-      await this.cache.get(session.storeId, cacheKey(`products/${idOrSlug}`), () => this.catalogue.getProduct(session.storeId, idOrSlug)),
+    return this.respond(request, reply, session.storeId, cacheKey(`products/${idOrSlug}`), () =>
+      this.catalogue.getProduct(session.storeId, idOrSlug),
     );
   }
 
@@ -72,10 +68,8 @@ export class CatalogueController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return sendRendered(
-      request,
-      reply,
-      await this.cache.get(session.storeId, cacheKey('categories', query), () => this.catalogue.listCategories(session.storeId, query)),
+    return this.respond(request, reply, session.storeId, cacheKey('categories', query), () =>
+      this.catalogue.listCategories(session.storeId, query),
     );
   }
 
@@ -91,12 +85,8 @@ export class CatalogueController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return sendRendered(
-      request,
-      reply,
-      await this.cache.get(session.storeId, cacheKey(`categories/${idOrSlug}`), () =>
-        this.catalogue.getCategory(session.storeId, idOrSlug),
-      ),
+    return this.respond(request, reply, session.storeId, cacheKey(`categories/${idOrSlug}`), () =>
+      this.catalogue.getCategory(session.storeId, idOrSlug),
     );
   }
 
@@ -111,10 +101,8 @@ export class CatalogueController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return sendRendered(
-      request,
-      reply,
-      await this.cache.get(session.storeId, cacheKey('brands', query), () => this.catalogue.listBrands(session.storeId, query)),
+    return this.respond(request, reply, session.storeId, cacheKey('brands', query), () =>
+      this.catalogue.listBrands(session.storeId, query),
     );
   }
 
@@ -130,10 +118,13 @@ export class CatalogueController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return sendRendered(
-      request,
-      reply,
-      await this.cache.get(session.storeId, cacheKey(`brands/${idOrSlug}`), () => this.catalogue.getBrand(session.storeId, idOrSlug)),
+    return this.respond(request, reply, session.storeId, cacheKey(`brands/${idOrSlug}`), () =>
+      this.catalogue.getBrand(session.storeId, idOrSlug),
     );
+  }
+
+  /** Serves the store's rendered page for `key`, rendering it only when it is not cached. */
+  private async respond(request: FastifyRequest, reply: FastifyReply, storeId: string, key: string, render: () => Promise<unknown>) {
+    return sendRendered(request, reply, await this.cache.get(storeId, key, render));
   }
 }
