@@ -130,9 +130,16 @@ export async function startProcess({ name, entry, args = [], execArgv = [], env,
   };
 }
 
-export async function startService(databaseUrl, { entry = MAIN, execArgv = [] } = {}) {
+export async function startService(databaseUrl, { entry = MAIN, execArgv = [], env = {} } = {}) {
   const port = await freePort();
-  return startProcess({ name: 'service', entry, execArgv, env: serviceEnv(databaseUrl, port), port, readyPath: '/health/ready' });
+  return startProcess({
+    name: 'service',
+    entry,
+    execArgv,
+    env: { ...serviceEnv(databaseUrl, port), ...env },
+    port,
+    readyPath: '/health/ready',
+  });
 }
 
 export async function startCeiling() {

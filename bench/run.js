@@ -3,7 +3,7 @@
 //
 // Options (also as environment variables): --seconds N (BENCH_SECONDS, default 10),
 // --warmup N (BENCH_WARMUP_SECONDS, default 2), --connections N (BENCH_CONNECTIONS, default 50),
-// --only mint,list,detail (default all; the ceiling always runs).
+// --only mint,list,listIdentity,detail,listUncached (default all; the ceiling always runs).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
@@ -30,7 +30,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: process.env.BENCH_SECONDS ?? '10' },
     warmup: { type: 'string', default: process.env.BENCH_WARMUP_SECONDS ?? '2' },
     connections: { type: 'string', default: process.env.BENCH_CONNECTIONS ?? '50' },
-    only: { type: 'string', default: 'mint,list,detail' },
+    only: { type: 'string', default: 'mint,list,listIdentity,detail,listUncached' },
   },
 });
 const settings = { seconds: Number(args.seconds), warmupSeconds: Number(args.warmup), connections: Number(args.connections) };
@@ -95,6 +95,20 @@ async function main() {
   for (const name of ['mint', 'list', 'listIdentity', 'detail']) {
     if (!only.has(name)) continue;
     await measure(name, requests[name].title, requests[name], () => load(requests[name], settings));
+  }
+
+  // The same list with the catalogue cache off: what every cache miss costs (one PostgreSQL query per page).
+  if (only.has('listUncached')) {
+    const uncached = await startService(database.url, { env: { CATALOGUE_CACHE_SECONDS: '0' } });
+    cleanups.push(() => uncached.stop());
+    const request = {
+      ...requests.list,
+      title: 'GET /v1/catalogue/products (catalogue cache off)',
+      url: requests.list.url.replace(service.base, uncached.base),
+    };
+    await measure('listUncached', request.title, request, () => load(request, settings));
+    await uncached.stop();
+    cleanups.pop();
   }
 
   const serviceOutput = service.output();
