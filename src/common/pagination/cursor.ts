@@ -1,3 +1,4 @@
+import { RenderedJson } from '../../infra/http/rendered-json.js';
 import { invalidField } from '../errors/api-error.js';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -44,19 +45,17 @@ export function decodeCursor<T extends readonly (string | number)[]>(cursor: str
   throw invalidField('cursor', 'invalidCursor', { en: 'This cursor is not valid here.', ar: 'هذا المؤشر غير صالح هنا.' });
 }
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
-/** Rows fetched with limit + 1: the extra row only says whether another page exists. */
-export function pageOf<Row, Item>(
+/**
+ * A list answer `{ items, nextCursor }` from rows that each hold one item as JSON text. Rows are
+ * fetched with limit + 1: the extra row only says whether another page exists.
+ */
+export function renderPage<Row extends { doc: string }>(
   rows: Row[],
   limit: number,
-  toItem: (row: Row) => Item,
   keyOf: (row: Row) => (string | number)[],
-): Page<Item> {
+): RenderedJson {
   const items = rows.slice(0, limit);
   const last = items.at(-1);
-  return { items: items.map(toItem), nextCursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null };
+  const nextCursor = rows.length > limit && last ? encodeCursor(keyOf(last)) : null;
+  return RenderedJson.fromText(`{"items":[${items.map((row) => row.doc).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`);
 }

@@ -1,36 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import { AppConfig } from '../../infra/config/app-config.js';
 import { ChangeFeed } from '../../infra/database/change-feed.js';
+import type { RenderedJson } from '../../infra/http/rendered-json.js';
 
 /** Published by a database trigger on every committed catalogue change (migration 0001). */
 const CATALOGUE_CHANNEL = 'catalogue_changed';
 const MAX_BYTES = 64 * 1024 * 1024;
-/** Below this, compression costs more than it saves. */
-const GZIP_MIN_BYTES = 1024;
-
-/** A response rendered once and served many times: UTF-8 bytes, their ETag and, on demand, their gzip. */
-export class RenderedJson {
-  readonly etag: string;
-  private gzipped?: Buffer;
-
-  constructor(readonly body: Buffer) {
-    this.etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  }
-
-  static of(value: unknown): RenderedJson {
-    return new RenderedJson(Buffer.from(JSON.stringify(value)));
-  }
-
-  /** The gzip of the body, made the first time a client accepts it; undefined when not worth it. */
-  gzip(): Buffer | undefined {
-    if (this.body.length < GZIP_MIN_BYTES) return undefined;
-    this.gzipped ??= gzipSync(this.body, { level: 6 });
-    return this.gzipped;
-  }
-}
-
 interface Entry {
   page: RenderedJson;
   expiresAt: number;
@@ -55,15 +30,15 @@ export class CatalogueCache {
   }
 
   /** The rendered response for `key`, from memory or from `render`. */
-  async get(storeId: string, key: string, render: () => Promise<unknown>): Promise<RenderedJson> {
+  async get(storeId: string, key: string, render: () => Promise<RenderedJson>): Promise<RenderedJson> {
     const ttlMs = this.config.CATALOGUE_CACHE_SECONDS * 1000;
-    if (ttlMs === 0) return RenderedJson.of(await render());
+    if (ttlMs === 0) return render();
     const store = this.storeEntry(storeId);
     const cached = store.pages.get(key);
     if (cached && cached.expiresAt > Date.now()) return cached.page;
 
     const generation = store.generation;
-    const page = RenderedJson.of(await render());
+    const page = await render();
     if (store.generation === generation && this.stores.get(storeId) === store) {
       if (this.bytes + page.body.length > MAX_BYTES) this.clear();
       this.bytes += page.body.length - (store.pages.get(key)?.page.body.length ?? 0);

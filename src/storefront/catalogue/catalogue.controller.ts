@@ -5,7 +5,7 @@ import { CurrentSession, RequireScope } from '../../auth/access/decorators.js';
 import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
-import { sendRendered } from '../../infra/http/send-rendered.js';
+import { RenderedJson, sendRendered } from '../../infra/http/rendered-json.js';
 import { CatalogueCache, cacheKey } from './catalogue-cache.js';
 import { CatalogueService } from './catalogue.service.js';
 import { BrandPage, BrandResponse, CategoryDetailResponse, CategoryPage, ProductPage, ProductResponse } from './dto/catalogue.response.js';
@@ -124,7 +124,7 @@ export class CatalogueController {
   }
 
   /** Serves the store's rendered page for `key`, rendering it only when it is not cached. */
-  private async respond(request: FastifyRequest, reply: FastifyReply, storeId: string, key: string, render: () => Promise<unknown>) {
+  private async respond(request: FastifyRequest, reply: FastifyReply, storeId: string, key: string, render: () => Promise<RenderedJson>) {
     return sendRendered(request, reply, await this.cache.get(storeId, key, render));
   }
 }

@@ -2,18 +2,23 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { ApiError } from '../../common/errors/api-error.js';
-import { decodeCursor, UTC_MICROS_PATTERN, pageOf, UUID_PATTERN, type Page } from '../../common/pagination/cursor.js';
+import { decodeCursor, renderPage, UTC_MICROS_PATTERN, UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { bilingual, matchesIdOrSlug, PRODUCT_DOCUMENT, PRODUCT_JOINS, reference } from './catalogue.queries.js';
-import type { BrandResponse, CategoryDetailResponse, CategoryResponse, ProductResponse } from './dto/catalogue.response.js';
+import { RenderedJson } from '../../infra/http/rendered-json.js';
 import type { ListCategoriesQuery } from './dto/list-categories.query.js';
 import type { ListProductsQuery } from './dto/list-products.query.js';
 
-interface DocumentRow<T> {
-  doc: T;
+/** One response document as JSON text, built by PostgreSQL. */
+interface DocumentRow {
+  doc: string;
 }
 
-/** Read side of the catalogue. Every query is bounded by the caller's store: there is no other way in. */
+/**
+ * Read side of the catalogue. Every query is bounded by the caller's store: there is no other way in.
+ * PostgreSQL builds the JSON documents (shapes in dto/catalogue.response.ts) and hands them over as
+ * text, which goes out as it is: no parse and re-serialise per request.
+ */
 @Injectable()
 export class CatalogueService {
   constructor(private readonly em: EntityManager) {}
@@ -22,11 +27,11 @@ export class CatalogueService {
     return this.em.getKysely();
   }
 
-  async listProducts(storeId: string, query: ListProductsQuery): Promise<Page<ProductResponse>> {
+  async listProducts(storeId: string, query: ListProductsQuery): Promise<RenderedJson> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor<[string, string]>(query.cursor, [UTC_MICROS_PATTERN, UUID_PATTERN]) : undefined;
-    const { rows } = await sql<DocumentRow<ProductResponse> & { sort_at: string }>`
-      select ${PRODUCT_DOCUMENT} as doc, iso_utc_micros(p.created_at) as sort_at
+    const { rows } = await sql<DocumentRow & { id: string; sort_at: string }>`
+      select ${PRODUCT_DOCUMENT}::text as doc, p.id, iso_utc_micros(p.created_at) as sort_at
       from products p
       ${PRODUCT_JOINS}
       where p.store_id = ${storeId} and p.status = 'active'
@@ -35,24 +40,19 @@ export class CatalogueService {
       ${after ? sql`and (p.created_at, p.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql``}
       order by p.created_at desc, p.id desc
       limit ${limit + 1}`.execute(this.db);
-    return pageOf(
-      rows,
-      limit,
-      (row) => row.doc,
-      (row) => [row.sort_at, row.doc.id],
-    );
+    return renderPage(rows, limit, (row) => [row.sort_at, row.id]);
   }
 
-  async getProduct(storeId: string, idOrSlug: string): Promise<ProductResponse> {
-    const { rows } = await sql<DocumentRow<ProductResponse>>`
-      select ${PRODUCT_DOCUMENT} as doc
+  async getProduct(storeId: string, idOrSlug: string): Promise<RenderedJson> {
+    const { rows } = await sql<DocumentRow>`
+      select ${PRODUCT_DOCUMENT}::text as doc
       from products p
       ${PRODUCT_JOINS}
       where p.store_id = ${storeId} and p.status = 'active' and ${matchesIdOrSlug('p', idOrSlug)}`.execute(this.db);
     return found(rows[0]?.doc);
   }
 
-  async listCategories(storeId: string, query: ListCategoriesQuery): Promise<Page<CategoryResponse>> {
+  async listCategories(storeId: string, query: ListCategoriesQuery): Promise<RenderedJson> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor<[number, number, string]>(query.cursor, ['number', 'number', 'string']) : undefined;
     let parentFilter = sql``;
@@ -60,54 +60,44 @@ export class CatalogueService {
     else if (query.parent) {
       parentFilter = sql`and c.parent_id = (select par.id from categories par where par.store_id = ${storeId} and ${matchesIdOrSlug('par', query.parent)})`;
     }
-    const { rows } = await sql<DocumentRow<CategoryResponse> & { depth: number; position: number; slug: string }>`
-      select ${categoryDocument()} as doc, cardinality(c.path) - 1 as depth, c.position, c.slug
+    const { rows } = await sql<DocumentRow & { depth: number; position: number; slug: string }>`
+      select ${categoryDocument()}::text as doc, cardinality(c.path) - 1 as depth, c.position, c.slug
       from categories c
       where c.store_id = ${storeId} ${parentFilter}
       ${after ? sql`and (cardinality(c.path) - 1, c.position, c.slug) > (${after[0]}, ${after[1]}, ${after[2]})` : sql``}
       order by cardinality(c.path), c.position, c.slug
       limit ${limit + 1}`.execute(this.db);
-    return pageOf(
-      rows,
-      limit,
-      (row) => row.doc,
-      (row) => [row.depth, row.position, row.slug],
-    );
+    return renderPage(rows, limit, (row) => [row.depth, row.position, row.slug]);
   }
 
-  async getCategory(storeId: string, idOrSlug: string): Promise<CategoryDetailResponse> {
-    const { rows } = await sql<DocumentRow<CategoryDetailResponse>>`
+  async getCategory(storeId: string, idOrSlug: string): Promise<RenderedJson> {
+    const { rows } = await sql<DocumentRow>`
       select (${categoryDocument()}::jsonb || jsonb_build_object(
         'ancestors', (select coalesce(jsonb_agg(${reference('a')} order by cardinality(a.path)), '[]')
                       from categories a where a.id = any(c.path) and a.id <> c.id),
         'children', (select coalesce(jsonb_agg(${reference('ch')} order by ch.position, ch.slug), '[]')
                      from categories ch where ch.parent_id = c.id)
-      )) as doc
+      ))::text as doc
       from categories c
       where c.store_id = ${storeId} and ${matchesIdOrSlug('c', idOrSlug)}`.execute(this.db);
     return found(rows[0]?.doc);
   }
 
-  async listBrands(storeId: string, query: ListQueryDto): Promise<Page<BrandResponse>> {
+  async listBrands(storeId: string, query: ListQueryDto): Promise<RenderedJson> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor<[string]>(query.cursor, ['string']) : undefined;
-    const { rows } = await sql<DocumentRow<BrandResponse> & { slug: string }>`
-      select ${brandDocument()} as doc, b.slug
+    const { rows } = await sql<DocumentRow & { slug: string }>`
+      select ${brandDocument()}::text as doc, b.slug
       from brands b
       where b.store_id = ${storeId} ${after ? sql`and b.slug > ${after[0]}` : sql``}
       order by b.slug
       limit ${limit + 1}`.execute(this.db);
-    return pageOf(
-      rows,
-      limit,
-      (row) => row.doc,
-      (row) => [row.slug],
-    );
+    return renderPage(rows, limit, (row) => [row.slug]);
   }
 
-  async getBrand(storeId: string, idOrSlug: string): Promise<BrandResponse> {
-    const { rows } = await sql<DocumentRow<BrandResponse>>`
-      select ${brandDocument()} as doc
+  async getBrand(storeId: string, idOrSlug: string): Promise<RenderedJson> {
+    const { rows } = await sql<DocumentRow>`
+      select ${brandDocument()}::text as doc
       from brands b
       where b.store_id = ${storeId} and ${matchesIdOrSlug('b', idOrSlug)}`.execute(this.db);
     return found(rows[0]?.doc);
@@ -127,7 +117,7 @@ function brandDocument() {
     'productCount', (select count(*) from products bp where bp.brand_id = b.id and bp.status = 'active')::int)`;
 }
 
-function found<T>(document: T | undefined): T {
+function found(document: string | undefined): RenderedJson {
   if (!document) throw new ApiError('NOT_FOUND');
-  return document;
+  return RenderedJson.fromText(document);
 }
