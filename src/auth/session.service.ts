@@ -114,8 +114,12 @@ export class SessionService {
       if (row.session_revoked || row.expired) return { kind: 'refused', code: 'INVALID_REFRESH_TOKEN' };
       if (row.consumed_seconds_ago !== null) return this.replay(row);
 
+      // Lost a race: another refresh consumed the token, or a replay revoked the session meanwhile.
       const consumed = await sql`
-        update refresh_tokens set consumed_at = now() where id = ${row.token_id} and consumed_at is null returning id`.execute(db);
+        update refresh_tokens t set consumed_at = now()
+        from sessions s
+        where t.id = ${row.token_id} and t.consumed_at is null and s.id = t.session_id and s.revoked_at is null
+        returning t.id`.execute(db);
       if (consumed.rows.length === 0) return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
 
       const refreshToken = REFRESH_TOKEN_PREFIX + randomToken(32);

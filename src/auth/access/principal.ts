@@ -13,5 +13,3 @@ export interface SessionPrincipal {
   /** Hash of the session's CSRF token (cookie transport only). */
   csrfHash?: string;
 }
-
-export type Principal = SessionPrincipal;
