@@ -24,7 +24,7 @@ export class Migration0001Foundation extends Migration {
 
       create table api_keys (
         id uuid primary key default gen_random_uuid(),
-        store_id uuid not null references stores (id) on update cascade,
+        store_id uuid not null constraint api_keys_store_id_foreign references stores (id),
         key_hash varchar(64) not null,
         display_prefix varchar(16) not null,
         scopes text[] not null,
@@ -37,8 +37,8 @@ export class Migration0001Foundation extends Migration {
 
       create table sessions (
         id uuid primary key default gen_random_uuid(),
-        store_id uuid not null references stores (id) on update cascade,
-        api_key_id uuid not null references api_keys (id) on update cascade,
+        store_id uuid not null constraint sessions_store_id_foreign references stores (id),
+        api_key_id uuid not null constraint sessions_api_key_id_foreign references api_keys (id),
         scopes text[] not null,
         transport text check (transport in ('bearer', 'cookie')) not null,
         created_at timestamptz not null default now(),
@@ -49,7 +49,7 @@ export class Migration0001Foundation extends Migration {
 
       create table refresh_tokens (
         id uuid primary key default gen_random_uuid(),
-        session_id uuid not null references sessions (id) on update cascade,
+        session_id uuid not null constraint refresh_tokens_session_id_foreign references sessions (id),
         token_hash varchar(64) not null,
         created_at timestamptz not null default now(),
         expires_at timestamptz not null,
@@ -69,8 +69,8 @@ export class Migration0001Foundation extends Migration {
 
       create table categories (
         id uuid primary key default gen_random_uuid(),
-        store_id uuid not null references stores (id) on update cascade,
-        parent_id uuid null references categories (id) on update cascade on delete set null,
+        store_id uuid not null constraint categories_store_id_foreign references stores (id),
+        parent_id uuid null constraint categories_parent_id_foreign references categories (id) on delete set null,
         path uuid[] not null,
         slug varchar(200) not null,
         name_en varchar(200) not null,
@@ -86,7 +86,7 @@ export class Migration0001Foundation extends Migration {
 
       create table brands (
         id uuid primary key default gen_random_uuid(),
-        store_id uuid not null references stores (id) on update cascade,
+        store_id uuid not null constraint brands_store_id_foreign references stores (id),
         slug varchar(200) not null,
         name_en varchar(200) not null,
         name_ar varchar(200) not null,
@@ -98,9 +98,9 @@ export class Migration0001Foundation extends Migration {
 
       create table products (
         id uuid primary key default gen_random_uuid(),
-        store_id uuid not null references stores (id) on update cascade,
-        category_id uuid null references categories (id) on update cascade on delete set null,
-        brand_id uuid null references brands (id) on update cascade on delete set null,
+        store_id uuid not null constraint products_store_id_foreign references stores (id),
+        category_id uuid null constraint products_category_id_foreign references categories (id) on delete set null,
+        brand_id uuid null constraint products_brand_id_foreign references brands (id) on delete set null,
         slug varchar(200) not null,
         name_en varchar(300) not null,
         name_ar varchar(300) not null,
@@ -117,8 +117,8 @@ export class Migration0001Foundation extends Migration {
 
       create table product_variants (
         id uuid primary key default gen_random_uuid(),
-        store_id uuid not null references stores (id) on update cascade,
-        product_id uuid not null references products (id) on update cascade,
+        store_id uuid not null constraint product_variants_store_id_foreign references stores (id),
+        product_id uuid not null constraint product_variants_product_id_foreign references products (id),
         sku varchar(64) not null,
         options jsonb not null,
         price int not null check (price >= 0),

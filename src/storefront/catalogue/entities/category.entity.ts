@@ -5,6 +5,7 @@ const CategorySchema = defineEntity({
   name: 'Category',
   tableName: 'categories',
   uniques: [{ properties: ['store', 'slug'] }],
+  indexes: [{ name: 'categories_path_gin', properties: ['path'], type: 'gin' }],
   properties: {
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     store: () => p.manyToOne(Store).mapToPk(),

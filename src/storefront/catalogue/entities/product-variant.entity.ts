@@ -11,6 +11,10 @@ const ProductVariantSchema = defineEntity({
   name: 'ProductVariant',
   tableName: 'product_variants',
   uniques: [{ properties: ['store', 'sku'] }],
+  checks: [
+    { name: 'product_variants_price_check', expression: 'price >= 0' },
+    { name: 'product_variants_stock_check', expression: 'stock >= 0' },
+  ],
   properties: {
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     store: () => p.manyToOne(Store).mapToPk(),
