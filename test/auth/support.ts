@@ -2,13 +2,9 @@ import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { expect, vi } from 'vitest';
+import { expectProblem, type ResponseLike } from '../support/problem.js';
 
-/** Anything with the parts of a response these helpers read: an inject() answer or a fetch() one, normalised. */
-export interface ResponseLike {
-  statusCode: number;
-  headers: Record<string, string | string[] | number | undefined>;
-  body: string;
-}
+export { expectProblem, type ResponseLike };
 
 /** A fetch() answer in the shape of an inject() answer, so the same assertions read both. */
 export async function fromFetch(response: Response): Promise<ResponseLike> {
@@ -17,30 +13,6 @@ export async function fromFetch(response: Response): Promise<ResponseLike> {
   const setCookie = response.headers.getSetCookie();
   if (setCookie.length > 0) headers['set-cookie'] = setCookie;
   return { statusCode: response.status, headers, body: await response.text() };
-}
-
-const PROBLEM_MEMBERS = ['type', 'title', 'status', 'code', 'message_en', 'message_ar', 'requestId'];
-
-/**
- * Contract section 2: an RFC 9457 problem document with the exact status and code, both messages,
- * the request id (also in X-Request-Id) and nothing that looks like a stack trace.
- */
-export function expectProblem(response: ResponseLike | LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
-  const body = parse(response);
-  expect({ status: response.statusCode, code: body.code }, response.body).toEqual({ status, code });
-  expect(String(response.headers['content-type'])).toMatch(/^application\/problem\+json\b/);
-  for (const member of PROBLEM_MEMBERS) expect(body, `problem member ${member}`).toHaveProperty(member);
-  expect(body.type).toBe('about:blank');
-  expect(body.status).toBe(status);
-  expect(typeof body.title).toBe('string');
-  expect(String(body.message_en).length).toBeGreaterThan(0);
-  expect(String(body.message_ar)).toMatch(/[\u0600-\u06FF]/);
-  expect(typeof body.requestId).toBe('string');
-  expect(String(body.requestId).length).toBeGreaterThan(0);
-  expect(response.headers['x-request-id']).toBe(body.requestId);
-  expect(body).not.toHaveProperty('stack');
-  expect(response.body).not.toMatch(/\bat .+\.(ts|js):\d+|node_modules|Error: /);
-  return body;
 }
 
 export function parse(response: ResponseLike | LightMyRequestResponse): Record<string, any> {

@@ -1,13 +1,9 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createApp } from '../../src/app.factory.js';
-import { loadConfig } from '../../src/infra/config/app-config.js';
-import { DatabaseConnection } from '../../src/infra/database/database-connection.js';
-import { createLogger } from '../../src/infra/logging/logger.js';
 import { expectProblem } from '../support/problem.js';
 import { discoverRoutes, type DiscoveredRoute } from '../support/routes.js';
-import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/test-app.js';
+import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
 
 type OpenApi = {
   openapi: string;
@@ -60,11 +56,11 @@ describe('health', () => {
    * serves from it, then the database refuses connections and its sessions are terminated.
    */
   describe('with the database unreachable', () => {
-    const serverUrl = new URL(inject('databaseUrl'));
-    const name = `${serverUrl.pathname.slice(1)}_health`;
-    const adminUrl = Object.assign(new URL(serverUrl), { pathname: '/postgres' }).toString();
-    const healthUrl = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).toString();
+    const adminUrl = Object.assign(new URL(inject('databaseUrl')), { pathname: '/postgres' }).toString();
+    let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
+    let name: string;
     let app: NestFastifyApplication;
+    let t: TestApp;
     let blocked = false;
 
     const block = () =>
@@ -80,19 +76,15 @@ describe('health', () => {
       });
 
     beforeAll(async () => {
-      await withClient(adminUrl, (admin) => admin.query(`create database ${name}`));
-      const config = loadConfig({ DATABASE_URL: healthUrl, SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '3' });
-      app = await createApp({
-        config,
-        database: new DatabaseConnection(healthUrl, false),
-        logger: createLogger('silent'),
-        schedulers: false,
-      });
+      database = await createIsolatedDatabase();
+      name = new URL(database.url).pathname.slice(1);
+      t = await startTestApp({ DATABASE_URL: database.url, DATABASE_POOL_SIZE: '3' });
+      app = t.app;
     });
     afterAll(async () => {
       if (blocked) await unblock();
-      await app?.close();
-      await withClient(adminUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
+      await t?.close();
+      await database?.drop();
     });
 
     it('answers 503 SERVICE_UNAVAILABLE while it is down, and 200 again once it is back', async () => {

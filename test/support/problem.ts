@@ -1,4 +1,3 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { ERRORS, type ErrorCode } from '../../src/common/errors/error-catalogue.js';
 
@@ -18,14 +17,21 @@ const LEAKS = [
   /"stack"/,
 ];
 
+/** An inject() answer, or a fetch() one normalised to the same shape. */
+export interface ResponseLike {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+}
+
 /**
  * The contract's problem document (section 2): RFC 9457 content type, every member present, the
  * bilingual message, the request id matching the header, nothing internal.
  */
-export function expectProblem(response: LightMyRequestResponse, status: number, code: ErrorCode): Record<string, any> {
+export function expectProblem(response: ResponseLike, status: number, code: ErrorCode): Record<string, any> {
   expect({ status: response.statusCode, body: response.body }).toMatchObject({ status });
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json(;|$)/);
-  const body = response.json() as Record<string, any>;
+  const body = JSON.parse(response.body) as Record<string, any>;
   expect(body).toMatchObject({
     type: 'about:blank',
     title: ERRORS[code].title,
