@@ -25,7 +25,7 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
     loggerInstance: logger,
     genReqId: requestIdFor,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    trustProxy: true,
+    trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: answerFrameworkError,
   });

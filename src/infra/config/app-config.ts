@@ -70,6 +70,10 @@ export class AppConfig {
   @Max(50 * 1024 * 1024)
   BODY_LIMIT_BYTES = 1024 * 1024;
 
+  /** Believe X-Forwarded-For / -Proto (only behind a proxy that sets them). */
+  @Transform(toBool) @IsBoolean()
+  TRUST_PROXY = false;
+
   /** How long a rendered catalogue page may be served from memory; changes evict it at once. 0 turns caching off. */
   @Transform(toInt)
   @IsInt()
