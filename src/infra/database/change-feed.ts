@@ -6,6 +6,9 @@ import { DatabaseConnection } from './database-connection.js';
 
 type Listener = (payload: string) => void;
 
+/** How the feed's connection shows in pg_stat_activity. */
+export const CHANGE_FEED_APPLICATION = 'storefront-change-feed';
+
 /**
  * Cross-instance invalidation over PostgreSQL LISTEN/NOTIFY: whoever changes a cached record
  * publishes its key, and every instance (the command line included) drops its copy.
@@ -17,6 +20,7 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
   private readonly reconnectListeners: (() => void)[] = [];
   private client?: pg.Client;
   private closed = false;
+  private reconnecting = false;
 
   constructor(
     private readonly em: EntityManager,
@@ -47,30 +51,44 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.database.url });
+    const client = new pg.Client({ connectionString: this.database.url, application_name: CHANGE_FEED_APPLICATION });
     client.on('notification', ({ channel, payload }) => {
       for (const listener of this.listeners.get(channel) ?? []) listener(payload ?? '');
     });
-    client.on('error', (error) => {
-      this.logger.warn(`change feed connection lost: ${error.message}`);
+    const lost = (reason: string) => {
+      if (this.closed || this.client !== client) return;
+      this.client = undefined;
+      this.logger.warn(`change feed connection lost (${reason}); reconnecting`);
       void this.reconnect();
-    });
-    await client.connect();
-    for (const channel of this.listeners.keys()) await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+    };
+    client.on('error', (error) => lost(error.message));
+    client.on('end', () => lost('connection ended'));
+    try {
+      await client.connect();
+      for (const channel of this.listeners.keys()) await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.client = client;
   }
 
+  /** Retries every second until connected; whatever was missed meanwhile is dropped by the reconnect listeners. */
   private async reconnect(): Promise<void> {
-    await this.client?.end().catch(() => undefined);
-    this.client = undefined;
-    while (!this.closed) {
-      try {
-        await this.connect();
-        for (const listener of this.reconnectListeners) listener();
-        return;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    try {
+      while (!this.closed) {
+        try {
+          await this.connect();
+          for (const listener of this.reconnectListeners) listener();
+          return;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
       }
+    } finally {
+      this.reconnecting = false;
     }
   }
 }
