@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { accessToken, createStore } from '../support/fixtures.js';
 import { expectProblem } from '../support/problem.js';
 import { discoverRoutes, type DiscoveredRoute } from '../support/routes.js';
 import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
@@ -88,6 +89,8 @@ describe('health', () => {
     });
 
     it('answers 503 SERVICE_UNAVAILABLE while it is down, and 200 again once it is back', async () => {
+      const store = await createStore(app);
+      const token = await accessToken(app, store.key);
       const before = await app.inject({ method: 'GET', url: '/health/ready' });
       expect(before.statusCode).toBe(200);
 
@@ -99,6 +102,15 @@ describe('health', () => {
       expect(down.body).not.toMatch(/allow|connections|terminat|database "|FATAL/i);
       // Liveness does not depend on the database.
       expect((await app.inject({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
+      // Requests that need the database say it is unavailable (503, retry), not that the service broke.
+      for (const request of [
+        { method: 'GET' as const, url: '/v1/catalogue/products?limit=7', headers: { authorization: `Bearer ${token}` } },
+        { method: 'POST' as const, url: '/v1/auth/anonymous', headers: { 'x-api-key': store.key } },
+      ]) {
+        const unavailable = await app.inject(request);
+        expectProblem(unavailable, 503, 'SERVICE_UNAVAILABLE');
+        expect(unavailable.headers['retry-after']).toBe('5');
+      }
 
       await unblock();
       const after = await app.inject({ method: 'GET', url: '/health/ready' });

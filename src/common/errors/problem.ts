@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../../infra/database/database-unavailable.js';
 import { ApiError, invalidField } from './api-error.js';
 import { ERRORS, type ErrorCode } from './error-catalogue.js';
 
@@ -43,6 +44,7 @@ export function toApiError(error: unknown): ApiError {
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     return new ApiError(STATUS_CODES[statusCode] ?? 'VALIDATION_FAILED');
   }
+  if (isDatabaseUnavailable(error)) return new ApiError('SERVICE_UNAVAILABLE', { headers: { 'Retry-After': 5 } });
   return new ApiError('INTERNAL_ERROR');
 }
 
@@ -50,9 +52,8 @@ export function toApiError(error: unknown): ApiError {
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   const apiError = toApiError(error);
   const definition = ERRORS[apiError.code];
-  if (apiError.status >= 500) {
-    request.log.error({ err: error }, 'request failed');
-  }
+  if (apiError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
+  else if (apiError.status >= 500) request.log.warn({ code: apiError.code, cause: (error as Error)?.message }, 'request refused');
   const { details, errors, suggestion, headers, message } = apiError.options;
   for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
   // Also here, not only in the onRequest hook: some refusals happen before hooks run.

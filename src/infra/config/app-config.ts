@@ -71,7 +71,8 @@ export class AppConfig {
   BODY_LIMIT_BYTES = 1024 * 1024;
 
   /** Believe X-Forwarded-For / -Proto (only behind a proxy that sets them). */
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   TRUST_PROXY = false;
 
   /** How long a rendered catalogue page may be served from memory; changes evict it at once. 0 turns caching off. */
