@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNING_KEY_STORE, type SigningKeyStore } from '../../src/auth/signing/signing-key-store.js';
 import { accessToken, createStore, get } from '../support/fixtures.js';
 import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
+import { eventually } from '../support/waiting.js';
 
 function kidOf(token: string): string {
   return JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString()).kid;
@@ -47,11 +48,10 @@ describe('verified-token cache', () => {
     // The old key retired long ago (as if compromised and withdrawn): every instance reloads on the notice.
     await sql.query(`update signing_keys set retired_at = now() - interval '1 day' where kid = $1`, [kidOf(token)]);
     await sql.query(`select pg_notify('signing_keys_changed', 'withdrawn')`);
-    let status = 200;
-    for (let attempt = 0; attempt < 60 && status === 200; attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      status = (await get(t.app, '/v1/catalogue/brands', token)).statusCode;
-    }
+    const status = await eventually(
+      async () => (await get(t.app, '/v1/catalogue/brands', token)).statusCode,
+      (code) => code !== 200,
+    );
     expect(status).toBe(401);
     expect((await get(t.app, '/v1/catalogue/brands', await accessToken(t.app, store.key))).statusCode).toBe(200);
   });

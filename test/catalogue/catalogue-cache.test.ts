@@ -2,17 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessToken, createStore, get } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-
-/** Waits until `read` returns what `accept` wants, or gives up after `ms`. */
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, ms = 3000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let value = await read();
-  while (!accept(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    value = await read();
-  }
-  return value;
-}
+import { eventually } from '../support/waiting.js';
 
 describe('catalogue cache', () => {
   let a: TestApp;

@@ -3,15 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANGE_FEED_APPLICATION } from '../../src/infra/database/change-feed.js';
 import { accessToken, createStore, get } from '../support/fixtures.js';
 import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
+import { eventually } from '../support/waiting.js';
 
-async function until(condition: () => Promise<boolean>, ms = 5000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return condition();
-}
+const until = (condition: () => Promise<boolean>) => eventually(condition, Boolean, 5000);
 
 describe('change feed', () => {
   let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;

@@ -1,10 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { accessToken, createStore } from '../support/fixtures.js';
 import { expectProblem } from '../support/problem.js';
 import { discoverRoutes, type DiscoveredRoute } from '../support/routes.js';
 import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
+import { withClient } from '../support/waiting.js';
 
 type OpenApi = {
   openapi: string;
@@ -21,16 +21,6 @@ type Operation = {
 type Schema = { $ref?: string; properties?: Record<string, Schema>; required?: string[]; [key: string]: unknown };
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 describe('health', () => {
   let t: TestApp;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../../src/infra/database/embedded-postgres.js';
+import { withClient } from './waiting.js';
 
 const MACHINE_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -41,15 +41,5 @@ async function findServer(): Promise<{ serverUrl: string; stop: () => Promise<vo
   } catch {
     const embedded = await startEmbeddedPostgres({ dataDir: join(process.cwd(), '.data', 'test'), port: 54339 });
     return { serverUrl: embedded.url, stop: embedded.stop };
-  }
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
   }
 }

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pg from 'pg';
 import { inject } from 'vitest';
+import { withClient } from './waiting.js';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig } from '../../src/infra/config/app-config.js';
 import { DatabaseConnection } from '../../src/infra/database/database-connection.js';
@@ -53,15 +53,7 @@ export async function createIsolatedDatabase(): Promise<{ url: string; drop: () 
   const name = `${shared.pathname.slice(1)}_iso_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new URL(shared);
   admin.pathname = '/postgres';
-  const run = async (statement: string) => {
-    const client = new pg.Client({ connectionString: admin.toString() });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
+  const run = (statement: string) => withClient(admin.toString(), (client) => client.query(statement)).then(() => undefined);
   await run(`create database ${name}`);
   const url = new URL(shared);
   url.pathname = `/${name}`;
