@@ -1,5 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { BoundedMap } from '../common/cache/bounded-map.js';
 import { ApiKeyService, type IssuedApiKey } from './api-key.service.js';
 import { Store, type StorePlan } from './entities/store.entity.js';
 
@@ -8,8 +9,13 @@ export interface CreatedStore {
   apiKey: IssuedApiKey;
 }
 
+/** A store's currency is set when it is created; the lookup is kept a few minutes per instance. */
+const CURRENCY_CACHE_MS = 5 * 60_000;
+
 @Injectable()
 export class StoreService {
+  private readonly currencies = new BoundedMap<string, { at: number; currency: string }>(10_000);
+
   constructor(
     private readonly em: EntityManager,
     private readonly apiKeys: ApiKeyService,
@@ -31,5 +37,14 @@ export class StoreService {
 
   async count(): Promise<number> {
     return this.em.fork().count(Store, {});
+  }
+
+  /** The ISO 4217 currency of a store's prices. */
+  async currencyOf(storeId: string): Promise<string> {
+    const cached = this.currencies.get(storeId);
+    if (cached && Date.now() - cached.at < CURRENCY_CACHE_MS) return cached.currency;
+    const store = await this.em.fork().findOneOrFail(Store, { id: storeId }, { fields: ['currency'] });
+    this.currencies.set(storeId, { at: Date.now(), currency: store.currency });
+    return store.currency;
   }
 }

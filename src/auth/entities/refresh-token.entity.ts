@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Session } from './session.entity.js';
+import { createdAt } from '../../infra/database/timestamps.js';
 
 const RefreshTokenSchema = defineEntity({
   name: 'RefreshToken',
@@ -9,10 +10,7 @@ const RefreshTokenSchema = defineEntity({
     session: () => p.manyToOne(Session).mapToPk().index(),
     /** SHA-256 of the opaque token. */
     tokenHash: p.string().length(64).unique(),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
     expiresAt: p.datetime(),
     consumedAt: p.datetime().nullable(),
   },

@@ -1,6 +1,8 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { ApiKey } from '../../stores/entities/api-key.entity.js';
+import { Shopper } from '../../account/entities/shopper.entity.js';
 import { Store } from '../../stores/entities/store.entity.js';
+import { createdAt } from '../../infra/database/timestamps.js';
 
 export const TRANSPORTS = ['bearer', 'cookie'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
@@ -15,11 +17,11 @@ const SessionSchema = defineEntity({
     apiKey: () => p.manyToOne(ApiKey).mapToPk().index(),
     scopes: p.array().columnType('text[]'),
     transport: p.enum(TRANSPORTS),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
     revokedAt: p.datetime().nullable(),
+    /** The shopper signed in on this session; null while anonymous. */
+    shopper: () => p.manyToOne(Shopper).mapToPk().nullable().index(),
+    shopperAttachedAt: p.datetime().nullable(),
     revokedReason: p.string().length(40).nullable(),
   },
 });

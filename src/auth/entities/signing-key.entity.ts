@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { createdAt } from '../../infra/database/timestamps.js';
 
 const SigningKeySchema = defineEntity({
   name: 'SigningKey',
@@ -9,10 +10,7 @@ const SigningKeySchema = defineEntity({
     publicJwk: p.json<Record<string, unknown>>(),
     /** Private JWK sealed with the service's master key (AES-256-GCM). */
     privateJwkSealed: p.text(),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
     /** Set when a newer key takes over signing; the key still verifies until its last token expires. */
     retiredAt: p.datetime().nullable(),
   },

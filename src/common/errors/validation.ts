@@ -17,6 +17,11 @@ const MESSAGES: Record<string, { en: string; ar: string }> = {
   arrayUnique: { en: 'Must not repeat values.', ar: 'يجب ألا تتكرر القيم.' },
   matches: { en: 'Has the wrong format.', ar: 'الصيغة غير صحيحة.' },
   isUuid: { en: 'Must be a UUID.', ar: 'يجب أن يكون معرّفًا بصيغة UUID.' },
+  isEmail: { en: 'Must be an email address.', ar: 'يجب أن يكون عنوان بريد إلكتروني.' },
+  isBoolean: { en: 'Must be true or false.', ar: 'يجب أن تكون true أو false.' },
+  isISO31661Alpha2: { en: 'Must be a two-letter country code (ISO 3166-1).', ar: 'يجب أن يكون رمز دولة من حرفين (ISO 3166-1).' },
+  isObject: { en: 'Must be an object.', ar: 'يجب أن يكون كائنًا.' },
+  nestedValidation: { en: 'Must be an object of the documented shape.', ar: 'يجب أن يكون كائنًا بالشكل الموثق.' },
 };
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {

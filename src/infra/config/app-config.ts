@@ -43,6 +43,17 @@ export class AppConfig {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// URL' })
   REDIS_URL?: string = undefined;
 
+  /** Mail server for shopper emails (one-time codes, order confirmations). Unset: messages go to the notification_outbox table. */
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string = undefined;
+
+  /** Sender of shopper emails: an address, optionally with a display name (`Shop <no-reply@shop.example>`). */
+  @Matches(/^(?:[^<>\r\n]{1,100} <[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+)$/, {
+    message: 'must be an email address, optionally with a display name: Shop <no-reply@shop.example>',
+  })
+  MAIL_FROM = 'Storefront <no-reply@storefront.invalid>';
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
@@ -93,6 +104,10 @@ export class AppConfig {
   @Min(1)
   @Max(1_000_000)
   DEFAULT_KEY_RATE_LIMIT = 600;
+
+  /** Card payments go through this provider; `test` approves and declines by documented test tokens. */
+  @IsIn(['test'])
+  PAYMENT_PROVIDER = 'test';
 
   get dataDir(): string {
     return resolve(this.DATA_DIR);

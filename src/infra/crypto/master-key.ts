@@ -10,10 +10,15 @@ import { SecretBox } from './secrets.js';
  * database must share this key.
  */
 export function loadSecretBox(config: AppConfig): SecretBox {
-  if (config.SECRET_KEY) return new SecretBox(Buffer.from(config.SECRET_KEY, 'base64'));
+  return new SecretBox(loadMasterKey(config));
+}
+
+/** The master key itself, for deriving purpose-bound keys (HKDF) from it. */
+export function loadMasterKey(config: AppConfig): Buffer {
+  if (config.SECRET_KEY) return Buffer.from(config.SECRET_KEY, 'base64');
   const file = join(config.dataDir, 'secret.key');
   try {
-    return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+    return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -23,7 +28,7 @@ export function loadSecretBox(config: AppConfig): SecretBox {
     writeFileSync(file, key + '\n', { mode: 0o600, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return new SecretBox(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+    return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   }
-  return new SecretBox(Buffer.from(key, 'base64'));
+  return Buffer.from(key, 'base64');
 }

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from './store.entity.js';
+import { createdAt } from '../../infra/database/timestamps.js';
 
 const ApiKeySchema = defineEntity({
   name: 'ApiKey',
@@ -13,10 +14,7 @@ const ApiKeySchema = defineEntity({
     displayPrefix: p.string().length(16),
     scopes: p.array().columnType('text[]'),
     rateLimitPerMinute: p.integer(),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
     revokedAt: p.datetime().nullable(),
   },
 });
