@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
+import { AccountModule } from './account/account.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { HealthModule } from './health/health.module.js';
@@ -22,6 +23,7 @@ export class AppModule {
         ...(options.schedulers === false ? [] : [ScheduleModule.forRoot()]),
         StoresModule,
         AuthModule,
+        AccountModule,
         StorefrontModule,
         HealthModule,
       ],

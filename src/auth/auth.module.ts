@@ -8,6 +8,7 @@ import { JwksController } from './jwks.controller.js';
 import { ApiKeyRateLimitGuard } from './rate-limit/api-key-rate-limit.guard.js';
 import type { RateLimitStore } from './rate-limit/fixed-window.js';
 import { RATE_LIMIT_STORE, RateLimitStoreModule } from './rate-limit/rate-limit-store.module.js';
+import { SessionShoppers } from './session-shoppers.service.js';
 import { SessionWriter } from './session-writer.js';
 import { SessionService } from './session.service.js';
 import { SigningModule } from './signing/signing.module.js';
@@ -28,10 +29,11 @@ import { TokenService } from './token.service.js';
     TokenService,
     SessionService,
     SessionWriter,
+    SessionShoppers,
     // Order matters: the access guard resolves the key the rate limiter counts.
     { provide: APP_GUARD, useClass: AccessGuard },
     { provide: APP_GUARD, useClass: ApiKeyRateLimitGuard },
   ],
-  exports: [TokenService, SessionService],
+  exports: [TokenService, SessionService, SessionShoppers],
 })
 export class AuthModule {}

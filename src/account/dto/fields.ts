@@ -1,0 +1,47 @@
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsIn, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { LOCALES } from '../entities/shopper.entity.js';
+
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+/** E.164 after spaces, dashes, dots and parentheses are taken out: `+966 50 123 4567` → `+966501234567`. */
+export const PHONE_PATTERN = /^\+[1-9]\d{6,14}$/;
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+const compactPhone = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.replace(/[\s\-.()]/g, '') : value);
+
+/** May be left out; when present it must be valid (null included: only `NullableField` accepts null). */
+export function OptionalField() {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined);
+}
+
+/** May be left out or null (null clears the value). */
+export function NullableField() {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null);
+}
+
+export function EmailField() {
+  return applyDecorators(Transform(trim), IsString(), MaxLength(254), IsEmail({}, { message: 'must be an email address' }));
+}
+
+export function PasswordField() {
+  return applyDecorators(IsString(), MinLength(PASSWORD_MIN), MaxLength(PASSWORD_MAX));
+}
+
+export function LocaleField() {
+  return IsIn(LOCALES);
+}
+
+export function PhoneField() {
+  return applyDecorators(
+    Transform(compactPhone),
+    IsString(),
+    Matches(PHONE_PATTERN, { message: 'must be an international number: + then country code and number (E.164)' }),
+  );
+}
+
+/** Trimmed text of at most `max` characters; `min` 1 for a required non-empty value. */
+export function TextField(max: number, min = 0) {
+  return applyDecorators(Transform(trim), IsString(), MinLength(min), MaxLength(max));
+}

@@ -1,0 +1,18 @@
+import type { FastifyRequest } from 'fastify';
+import { LOCALES, type Locale } from './entities/shopper.entity.js';
+
+/** The first of our languages the request's Accept-Language names (quality order), if any. */
+export function acceptedLocale(request: FastifyRequest): Locale | undefined {
+  const header = request.headers['accept-language'];
+  if (!header) return undefined;
+  const ranked = header
+    .split(',')
+    .map((part, index) => {
+      const [tag, ...params] = part.trim().split(';');
+      const quality = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find(Boolean);
+      return { language: tag.trim().toLowerCase().split('-')[0], quality: quality === undefined ? 1 : Number(quality), index };
+    })
+    .filter((entry) => entry.quality > 0)
+    .sort((a, b) => b.quality - a.quality || a.index - b.index);
+  return ranked.map((entry) => entry.language).find((language): language is Locale => (LOCALES as readonly string[]).includes(language));
+}

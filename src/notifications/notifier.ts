@@ -1,0 +1,26 @@
+import type { Locale } from '../account/entities/shopper.entity.js';
+import type { TemplateName } from './templates.js';
+
+/** A rendered message on its way to one recipient. */
+export interface OutgoingMessage {
+  storeId: string;
+  to: string;
+  locale: Locale;
+  template: TemplateName;
+  subject: string;
+  text: string;
+}
+
+/** How messages leave the service: SMTP when configured, else the outbox table. */
+export interface Notifier {
+  deliver(message: OutgoingMessage): Promise<void>;
+}
+
+export const NOTIFIER = Symbol('Notifier');
+
+/** A message could not be delivered. Its text never names the recipient or the content (codes stay out of logs). */
+export class NotificationFailedError extends Error {
+  constructor(template: TemplateName, reason: string) {
+    super(`Could not deliver the ${template} message: ${reason}`);
+  }
+}
