@@ -51,6 +51,30 @@ describe('catalogue cache', () => {
     expect(soldOut.variants.every((variant: { stock: number }) => variant.stock === 0)).toBe(true);
   });
 
+  it('a stock-only change drops just the pages that show the product, on every instance', async () => {
+    const store = await createStore(a.app, { seedCatalogue: true, productCount: 12 });
+    const token = await accessToken(a.app, store.key);
+    const first = (await get(a.app, '/v1/catalogue/products?limit=5', token)).json();
+    const second = (await get(a.app, `/v1/catalogue/products?limit=5&cursor=${first.nextCursor}`, token)).json();
+    const sold = first.items[0];
+    const untouched = second.items[0];
+
+    // A rename hidden from the caches (triggers off) tells which pages were rendered again.
+    await sql.query('begin');
+    await sql.query(`set local session_replication_role = replica`);
+    await sql.query('update products set name_en = $1 where store_id = $2', ['Renamed Quietly', store.storeId]);
+    await sql.query('commit');
+    await sql.query('update product_variants set stock = 0 where product_id = $1', [sold.id]);
+
+    const firstAfter = await eventually(
+      async () => (await get(a.app, '/v1/catalogue/products?limit=5', token)).json(),
+      (page) => page.items[0].inStock === false,
+    );
+    expect(firstAfter.items[0].name.en).toBe('Renamed Quietly');
+    const secondAfter = (await get(a.app, `/v1/catalogue/products?limit=5&cursor=${first.nextCursor}`, token)).json();
+    expect(secondAfter.items[0].name.en).toBe(untouched.name.en);
+  });
+
   it('caches per store: identical paths in two stores never share a page', async () => {
     const one = await createStore(a.app, { seedCatalogue: true, productCount: 5 });
     const two = await createStore(a.app, { seedCatalogue: true, productCount: 5 });

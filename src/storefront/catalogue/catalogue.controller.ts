@@ -5,8 +5,8 @@ import { CurrentSession, RequireScope } from '../../auth/access/decorators.js';
 import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
-import { RenderedJson, sendRendered } from '../../infra/http/rendered-json.js';
-import { CatalogueCache, cacheKey } from './catalogue-cache.js';
+import { sendRendered } from '../../infra/http/rendered-json.js';
+import { CatalogueCache, type CataloguePage, cacheKey } from './catalogue-cache.js';
 import { CatalogueService } from './catalogue.service.js';
 import { BrandPage, BrandResponse, CategoryDetailResponse, CategoryPage, ProductPage, ProductResponse } from './dto/catalogue.response.js';
 import { ListCategoriesQuery } from './dto/list-categories.query.js';
@@ -124,7 +124,7 @@ export class CatalogueController {
   }
 
   /** Serves the store's rendered page for `key`, rendering it only when it is not cached. */
-  private async respond(request: FastifyRequest, reply: FastifyReply, storeId: string, key: string, render: () => Promise<RenderedJson>) {
-    return sendRendered(request, reply, await this.cache.get(storeId, key, render));
+  private async respond(request: FastifyRequest, reply: FastifyReply, storeId: string, key: string, render: () => Promise<CataloguePage>) {
+    return sendRendered(request, reply, (await this.cache.get(storeId, key, render)).page);
   }
 }

@@ -6,6 +6,7 @@ import { decodeCursor, renderPage, UTC_MICROS_PATTERN, UUID_PATTERN } from '../.
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { bilingual, matchesIdOrSlug, PRODUCT_DOCUMENT, PRODUCT_JOINS, reference } from './catalogue.queries.js';
 import { RenderedJson } from '../../infra/http/rendered-json.js';
+import type { CataloguePage } from './catalogue-cache.js';
 import type { ListCategoriesQuery } from './dto/list-categories.query.js';
 import type { ListProductsQuery } from './dto/list-products.query.js';
 
@@ -27,7 +28,7 @@ export class CatalogueService {
     return this.em.getKysely();
   }
 
-  async listProducts(storeId: string, query: ListProductsQuery): Promise<RenderedJson> {
+  async listProducts(storeId: string, query: ListProductsQuery): Promise<CataloguePage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor<[string, string]>(query.cursor, [UTC_MICROS_PATTERN, UUID_PATTERN]) : undefined;
     const { rows } = await sql<DocumentRow & { id: string; sort_at: string }>`
@@ -40,19 +41,19 @@ export class CatalogueService {
       ${after ? sql`and (p.created_at, p.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql``}
       order by p.created_at desc, p.id desc
       limit ${limit + 1}`.execute(this.db);
-    return renderPage(rows, limit, (row) => [row.sort_at, row.id]);
+    return { page: renderPage(rows, limit, (row) => [row.sort_at, row.id]), productIds: rows.slice(0, limit).map((row) => row.id) };
   }
 
-  async getProduct(storeId: string, idOrSlug: string): Promise<RenderedJson> {
-    const { rows } = await sql<DocumentRow>`
-      select ${PRODUCT_DOCUMENT}::text as doc
+  async getProduct(storeId: string, idOrSlug: string): Promise<CataloguePage> {
+    const { rows } = await sql<DocumentRow & { id: string }>`
+      select ${PRODUCT_DOCUMENT}::text as doc, p.id
       from products p
       ${PRODUCT_JOINS}
       where p.store_id = ${storeId} and p.status = 'active' and ${matchesIdOrSlug('p', idOrSlug)}`.execute(this.db);
-    return found(rows[0]?.doc);
+    return { page: found(rows[0]?.doc), productIds: rows.map((row) => row.id) };
   }
 
-  async listCategories(storeId: string, query: ListCategoriesQuery): Promise<RenderedJson> {
+  async listCategories(storeId: string, query: ListCategoriesQuery): Promise<CataloguePage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor<[number, number, string]>(query.cursor, ['number', 'number', 'string']) : undefined;
     let parentFilter = sql``;
@@ -67,10 +68,10 @@ export class CatalogueService {
       ${after ? sql`and (cardinality(c.path) - 1, c.position, c.slug) > (${after[0]}, ${after[1]}, ${after[2]})` : sql``}
       order by cardinality(c.path), c.position, c.slug
       limit ${limit + 1}`.execute(this.db);
-    return renderPage(rows, limit, (row) => [row.depth, row.position, row.slug]);
+    return withoutStock(renderPage(rows, limit, (row) => [row.depth, row.position, row.slug]));
   }
 
-  async getCategory(storeId: string, idOrSlug: string): Promise<RenderedJson> {
+  async getCategory(storeId: string, idOrSlug: string): Promise<CataloguePage> {
     const { rows } = await sql<DocumentRow>`
       select (${categoryDocument()}::jsonb || jsonb_build_object(
         'ancestors', (select coalesce(jsonb_agg(${reference('a')} order by cardinality(a.path)), '[]')
@@ -80,10 +81,10 @@ export class CatalogueService {
       ))::text as doc
       from categories c
       where c.store_id = ${storeId} and ${matchesIdOrSlug('c', idOrSlug)}`.execute(this.db);
-    return found(rows[0]?.doc);
+    return withoutStock(found(rows[0]?.doc));
   }
 
-  async listBrands(storeId: string, query: ListQueryDto): Promise<RenderedJson> {
+  async listBrands(storeId: string, query: ListQueryDto): Promise<CataloguePage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor<[string]>(query.cursor, ['string']) : undefined;
     const { rows } = await sql<DocumentRow & { slug: string }>`
@@ -92,15 +93,15 @@ export class CatalogueService {
       where b.store_id = ${storeId} ${after ? sql`and b.slug > ${after[0]}` : sql``}
       order by b.slug
       limit ${limit + 1}`.execute(this.db);
-    return renderPage(rows, limit, (row) => [row.slug]);
+    return withoutStock(renderPage(rows, limit, (row) => [row.slug]));
   }
 
-  async getBrand(storeId: string, idOrSlug: string): Promise<RenderedJson> {
+  async getBrand(storeId: string, idOrSlug: string): Promise<CataloguePage> {
     const { rows } = await sql<DocumentRow>`
       select ${brandDocument()}::text as doc
       from brands b
       where b.store_id = ${storeId} and ${matchesIdOrSlug('b', idOrSlug)}`.execute(this.db);
-    return found(rows[0]?.doc);
+    return withoutStock(found(rows[0]?.doc));
   }
 }
 
@@ -120,4 +121,9 @@ function brandDocument() {
 function found(document: string | undefined): RenderedJson {
   if (!document) throw new ApiError('NOT_FOUND');
   return RenderedJson.fromText(document);
+}
+
+/** Categories and brands show no stock: a stock change never needs to drop them. */
+function withoutStock(page: RenderedJson): CataloguePage {
+  return { page, productIds: [] };
 }

@@ -1,30 +1,76 @@
+import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
+import { sql } from 'kysely';
 import { StoreService, type CreatedStore } from '../../stores/store.service.js';
-import { CatalogueSeeder, type SeedCounts } from './catalogue-seeder.js';
+import { DemoActivitySeeder, DEFAULT_DEMO_ORDERS, MAX_DEMO_ORDERS, type ActivityCounts } from '../demo/activity-seeder.js';
+import { startOfUtcDay } from '../demo/calendar.js';
+import { CatalogueNotEmptyError, CatalogueSeeder, type SeedCounts } from './catalogue-seeder.js';
 import { buildDemoCatalogue } from './demo-catalogue.js';
 
 export const DEMO_SEED = 42;
+
+export type DemoSeedCounts = SeedCounts & ActivityCounts;
+
+export interface DemoSeedOptions {
+  seed?: number;
+  productCount?: number;
+  /** Orders over the past 18 months, with their shoppers and searches; 0 (the default here) seeds the catalogue only. */
+  orders?: number;
+  /** The end of the order history; by default the start of the current UTC day, so a seed gives the same data all day. */
+  anchor?: Date;
+  onProgress?: (ordersWritten: number, ordersTotal: number) => void;
+}
+
+const NO_ACTIVITY: ActivityCounts = { shoppers: 0, addresses: 0, orders: 0, orderLines: 0, payments: 0, searches: 0 };
 
 /** The demo store a newcomer gets on first start, and `demo seed` for any store. */
 @Injectable()
 export class DemoStoreService {
   private readonly logger = new Logger(DemoStoreService.name);
+  private readonly activity: DemoActivitySeeder;
 
   constructor(
     private readonly stores: StoreService,
     private readonly seeder: CatalogueSeeder,
-  ) {}
+    private readonly em: EntityManager,
+  ) {
+    this.activity = new DemoActivitySeeder(em);
+  }
 
-  seed(storeId: string, options: { seed?: number; productCount?: number } = {}): Promise<SeedCounts> {
-    return this.seeder.seed(storeId, buildDemoCatalogue({ seed: options.seed ?? DEMO_SEED, productCount: options.productCount }));
+  /**
+   * Catalogue first, then the activity. Only into an empty store: one with a catalogue is refused
+   * (CatalogueNotEmptyError), then one with shoppers, orders or searches (StoreHasActivityError), both
+   * before anything is written.
+   */
+  async seed(storeId: string, options: DemoSeedOptions = {}): Promise<DemoSeedCounts> {
+    const seed = options.seed ?? DEMO_SEED;
+    const orders = options.orders ?? 0;
+    if (!Number.isSafeInteger(orders) || orders < 0 || orders > MAX_DEMO_ORDERS) {
+      throw new RangeError(`orders must be a whole number from 0 to ${MAX_DEMO_ORDERS}, got ${orders}`);
+    }
+    if (orders > 0) {
+      const { rows } = await sql<{ found: boolean }>`
+        select exists (select 1 from products where store_id = ${storeId}) as found`.execute(this.em.getKysely());
+      if (rows[0].found) throw new CatalogueNotEmptyError(storeId);
+      await this.activity.assertNoActivity(storeId);
+    }
+    const catalogue = await this.seeder.seed(storeId, buildDemoCatalogue({ seed, productCount: options.productCount }));
+    if (orders === 0) return { ...catalogue, ...NO_ACTIVITY };
+    const activity = await this.activity.seed(storeId, {
+      seed,
+      orders,
+      anchor: options.anchor ?? startOfUtcDay(new Date()),
+      onProgress: options.onProgress,
+    });
+    return { ...catalogue, ...activity };
   }
 
   /** Only when the database holds no store at all: a fresh embedded database. */
-  async createIfFirstStart(): Promise<(CreatedStore & { seeded: SeedCounts }) | null> {
+  async createIfFirstStart(): Promise<(CreatedStore & { seeded: DemoSeedCounts }) | null> {
     if ((await this.stores.count()) > 0) return null;
     const created = await this.stores.create('Demo Store', 'pro');
-    const seeded = await this.seed(created.store.id);
-    this.logger.log(`demo store ${created.store.id} seeded with ${seeded.products} products`);
+    const seeded = await this.seed(created.store.id, { orders: DEFAULT_DEMO_ORDERS });
+    this.logger.log(`demo store ${created.store.id} seeded with ${seeded.products} products and ${seeded.orders} orders`);
     return { ...created, seeded };
   }
 }

@@ -1,9 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-
-export class BilingualText {
-  @ApiProperty() en: string;
-  @ApiProperty() ar: string;
-}
+import { BilingualText } from '../../../common/dto/bilingual-text.js';
 
 export class CatalogueReference {
   @ApiProperty({ format: 'uuid' }) id: string;

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from '../../../stores/entities/store.entity.js';
+import { createdAt } from '../../../infra/database/timestamps.js';
 
 const BrandSchema = defineEntity({
   name: 'Brand',
@@ -13,10 +14,7 @@ const BrandSchema = defineEntity({
     nameAr: p.string().length(200),
     descriptionEn: p.text().default(''),
     descriptionAr: p.text().default(''),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 

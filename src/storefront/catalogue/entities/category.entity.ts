@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from '../../../stores/entities/store.entity.js';
+import { createdAt } from '../../../infra/database/timestamps.js';
 
 const CategorySchema = defineEntity({
   name: 'Category',
@@ -18,10 +19,7 @@ const CategorySchema = defineEntity({
     descriptionEn: p.text().default(''),
     descriptionAr: p.text().default(''),
     position: p.integer().default(0),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 

@@ -1,6 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from '../../../stores/entities/store.entity.js';
 import { Product } from './product.entity.js';
+import { createdAt } from '../../../infra/database/timestamps.js';
 
 export interface VariantOption {
   name: { en: string; ar: string };
@@ -27,10 +28,7 @@ const ProductVariantSchema = defineEntity({
     currency: p.string().length(3),
     stock: p.integer().default(0),
     position: p.integer().default(0),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 

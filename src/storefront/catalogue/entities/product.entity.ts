@@ -2,6 +2,7 @@ import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from '../../../stores/entities/store.entity.js';
 import { Brand } from './brand.entity.js';
 import { Category } from './category.entity.js';
+import { createdAt, updatedAt } from '../../../infra/database/timestamps.js';
 
 export const PRODUCT_STATUSES = ['active', 'draft', 'archived'] as const;
 
@@ -21,15 +22,8 @@ const ProductSchema = defineEntity({
     descriptionEn: p.text().default(''),
     descriptionAr: p.text().default(''),
     status: p.enum(PRODUCT_STATUSES).default('active'),
-    createdAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date()),
-    updatedAt: p
-      .datetime()
-      .defaultRaw('now()')
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
 });
 

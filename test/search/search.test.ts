@@ -1,0 +1,353 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { SearchRecorder } from '../../src/storefront/search/search-recorder.js';
+import { accessToken, createStore, get, type TestStore } from '../support/fixtures.js';
+import { expectProblem, fields } from '../support/problem.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { eventually } from '../support/waiting.js';
+
+type Json = Record<string, any>;
+
+describe('storefront search', () => {
+  let t: TestApp;
+  let db: pg.Pool;
+  let a: TestStore;
+  let b: TestStore;
+  let tokenA: string;
+  let tokenB: string;
+
+  const sql = async <T = Json>(text: string, values: unknown[] = []): Promise<T[]> => (await db.query(text, values)).rows as T[];
+  const ok = async (url: string, token = tokenA): Promise<Json> => {
+    const response = await get(t.app, url, token);
+    expect(response.statusCode, `${url}: ${response.body.slice(0, 300)}`).toBe(200);
+    return response.json();
+  };
+  const search = (q: string, extra = '', token = tokenA) => ok(`/v1/search?q=${encodeURIComponent(q)}${extra}`, token);
+  /** Active products of store A whose name matches a SQL pattern. */
+  const productsNamed = async (storeId: string, pattern: string, column = 'name_en') =>
+    (
+      await sql<{ id: string }>(`select id from products where store_id = $1 and status = 'active' and ${column} ilike $2`, [
+        storeId,
+        pattern,
+      ])
+    ).map((row) => row.id);
+  const ids = (page: Json) => (page.items as Json[]).map((item) => item.id as string).sort();
+  const recorded = () => t.app.get(SearchRecorder).drain();
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 2 });
+    [a, b] = await Promise.all([createStore(t.app, { seedCatalogue: true }), createStore(t.app, { seedCatalogue: true })]);
+    [tokenA, tokenB] = await Promise.all([accessToken(t.app, a.key), accessToken(t.app, b.key)]);
+  });
+  afterAll(async () => {
+    await db?.end();
+    await t?.close();
+  });
+
+  describe('matching', () => {
+    it('finds English words in names, stemmed, with the catalogue’s product documents', async () => {
+      const expected = await productsNamed(a.storeId, '%polo shirt%');
+      expect(expected.length).toBeGreaterThan(0);
+      const page = await search('Polo Shirts', '&limit=100');
+      expect(ids(page)).toEqual(expected.sort());
+      expect(page.total).toBe(expected.length);
+      expect(page.query).toEqual({ q: 'Polo Shirts', normalized: 'polo shirts', correctedQuery: null });
+      expect(Object.keys(page.items[0]).sort()).toEqual(
+        ['brand', 'category', 'createdAt', 'description', 'id', 'inStock', 'name', 'priceRange', 'slug', 'updatedAt', 'variants'].sort(),
+      );
+    });
+
+    it('finds Arabic words, and ignores diacritics', async () => {
+      const expected = (await productsNamed(a.storeId, '%قميص بولو%', 'name_ar')).sort();
+      expect(expected.length).toBeGreaterThan(0);
+      expect(ids(await search('قميص بولو', '&limit=100'))).toEqual(expected);
+      const vocalised = await search('قَمِيصُ بُولُو', '&limit=100');
+      expect(ids(vocalised)).toEqual(expected);
+      expect(vocalised.query.normalized).toBe('قميص بولو');
+    });
+
+    it('treats alef forms, taa marbuta and alef maqsura as the same letters', async () => {
+      const lipsticks = (await productsNamed(a.storeId, '%أحمر شفاه%', 'name_ar')).sort();
+      expect(lipsticks.length).toBeGreaterThan(0);
+      expect(ids(await search('احمر شفاه', '&limit=100'))).toEqual(lipsticks);
+      expect(ids(await search('إحمر شفاه', '&limit=100'))).toEqual(lipsticks);
+
+      const watches = (await productsNamed(a.storeId, '%ساعة ذكية%', 'name_ar')).sort();
+      expect(watches.length).toBeGreaterThan(0);
+      const spelt = await search('ساعه ذكيه', '&limit=100');
+      expect(ids(spelt)).toEqual(watches);
+      expect(spelt.query.correctedQuery).toBeNull();
+    });
+
+    it('corrects typos in English and Arabic against the store’s vocabulary, and says so', async () => {
+      const shirts = await search('shrit', '&limit=100');
+      expect(shirts.query.correctedQuery).toBe('shirt');
+      expect(shirts.total).toBeGreaterThan(0);
+      expect(shirts.items.every((item: Json) => /shirt/i.test(item.name.en) || /shirt/i.test(item.category.name.en))).toBe(true);
+
+      const tshirts = await search('tshirt', '&limit=100');
+      expect(tshirts.total).toBe((await productsNamed(a.storeId, '%t-shirt%')).length);
+
+      const qamis = await search('قميض بولو', '&limit=100');
+      expect(qamis.query.correctedQuery).toBe('قميص بولو');
+      expect(ids(qamis)).toEqual((await productsNamed(a.storeId, '%قميص بولو%', 'name_ar')).sort());
+
+      const laptops = await search('labtop');
+      expect(laptops.query.correctedQuery).toBe('laptop');
+      expect(laptops.total).toBeGreaterThan(0);
+    });
+
+    it('answers an empty page for a query that matches nothing', async () => {
+      const page = await search('xqzvw');
+      expect(page).toMatchObject({ items: [], nextCursor: null, total: 0, facets: { categories: [], brands: [], priceBands: [] } });
+    });
+
+    it('follows catalogue changes: renamed, drafted and re-categorised products', async () => {
+      const [product] = await sql<{ id: string }>(`select id from products where store_id = $1 order by slug limit 1`, [a.storeId]);
+      await sql(`update products set name_en = 'Zanzibar Lantern', name_ar = 'فانوس زنجبار' where id = $1`, [product.id]);
+      expect(ids(await search('zanzibar'))).toEqual([product.id]);
+      expect(ids(await search('فانوس'))).toEqual([product.id]);
+      // Answers are cached with the catalogue pages; the change notice reaches the cache a moment after the commit.
+      await sql(`update products set status = 'draft' where id = $1`, [product.id]);
+      expect(
+        (
+          await eventually(
+            () => search('zanzibar'),
+            (page) => page.total === 0,
+          )
+        ).total,
+      ).toBe(0);
+      await sql(`update products set status = 'active' where id = $1`, [product.id]);
+      expect(
+        (
+          await eventually(
+            () => search('zanzibar'),
+            (page) => page.total === 1,
+          )
+        ).total,
+      ).toBe(1);
+
+      const [brand] = await sql<{ id: string; count: number }>(
+        // any brand but Nova, which the suggestions test expects under its own name
+        `select p.brand_id as id, count(*)::int as count from products p join brands b on b.id = p.brand_id
+          where p.store_id = $1 and p.status = 'active' and b.slug <> 'nova' group by p.brand_id order by p.brand_id limit 1`,
+        [a.storeId],
+      );
+      await sql(`update brands set name_en = 'Quetzalcoatl' where id = $1`, [brand.id]);
+      expect((await search('quetzalcoatl')).total).toBe(brand.count);
+    });
+  });
+
+  describe('facets and filters', () => {
+    it('counts categories (subtrees), brands and price bands over the matched set', async () => {
+      const page = await search('electronics', '&limit=100');
+      expect(page.total).toBeGreaterThan(3);
+      const top = page.facets.categories.filter((facet: Json) => facet.depth === 0);
+      expect(top).toHaveLength(1);
+      expect(top[0]).toMatchObject({ slug: 'electronics', count: page.total, name: { en: 'Electronics', ar: 'الإلكترونيات' } });
+      const brandSum = page.facets.brands.reduce((sum: number, facet: Json) => sum + facet.count, 0);
+      expect(brandSum).toBe(page.total);
+      const bandSum = page.facets.priceBands.reduce((sum: number, facet: Json) => sum + facet.count, 0);
+      expect(bandSum).toBe(page.total);
+      for (const item of page.items) {
+        const band = page.facets.priceBands.find(
+          (facet: Json) => item.priceRange.min >= facet.min && (facet.max === null || item.priceRange.min <= facet.max),
+        );
+        expect(band).toBeDefined();
+      }
+      // a subcategory's count is exactly its matching products
+      const phones = page.facets.categories.find((facet: Json) => facet.slug === 'phones');
+      expect(phones.count).toBe(page.items.filter((item: Json) => item.category.slug === 'phones').length);
+    });
+
+    it('applies a filter to the results and to the other facets, not to its own facet', async () => {
+      const all = await search('electronics', '&limit=100');
+      const brand = all.facets.brands[0];
+      const byBrand = await search('electronics', `&brand=${brand.slug}&limit=100`);
+      expect(byBrand.total).toBe(brand.count);
+      expect(byBrand.items.every((item: Json) => item.brand.id === brand.id)).toBe(true);
+      expect(byBrand.facets.brands).toEqual(all.facets.brands);
+      expect(byBrand.facets.categories.find((facet: Json) => facet.depth === 0).count).toBe(brand.count);
+
+      const byCategory = await search('electronics', `&category=audio&limit=100`);
+      const audio = all.facets.categories.find((facet: Json) => facet.slug === 'audio');
+      expect(byCategory.total).toBe(audio?.count ?? 0);
+      expect(byCategory.items.every((item: Json) => ['headphones', 'speakers'].includes(item.category.slug))).toBe(true);
+
+      const band = all.facets.priceBands.at(-1);
+      const byPrice = await search('electronics', `&priceMin=${band.min}${band.max === null ? '' : `&priceMax=${band.max}`}&limit=100`);
+      expect(byPrice.total).toBe(band.count);
+      expect(byPrice.facets.priceBands).toEqual(all.facets.priceBands);
+      for (const item of byPrice.items) expect(item.priceRange.min).toBeGreaterThanOrEqual(band.min);
+    });
+
+    it('pages through every sort without duplicates or gaps', async () => {
+      const all = await search('electronics', '&limit=100');
+      for (const sort of ['relevance', 'price_asc', 'price_desc', 'newest']) {
+        const seen: Json[] = [];
+        let cursor: string | null = null;
+        do {
+          const page: Json = await search('electronics', `&sort=${sort}&limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+          expect(page.total).toBe(all.total);
+          seen.push(...page.items);
+          cursor = page.nextCursor;
+        } while (cursor);
+        expect(new Set(seen.map((item) => item.id)).size).toBe(seen.length);
+        expect(seen.map((item) => item.id).sort()).toEqual(ids(all));
+        const prices = seen.map((item) => item.priceRange.min);
+        if (sort === 'price_asc') expect(prices).toEqual([...prices].sort((x, y) => x - y));
+        if (sort === 'price_desc') expect(prices).toEqual([...prices].sort((x, y) => y - x));
+        if (sort === 'newest') {
+          const times = seen.map((item) => item.createdAt);
+          expect(times).toEqual([...times].sort().reverse());
+        }
+      }
+    });
+  });
+
+  describe('suggestions', () => {
+    it('completes a prefix with categories, brands and products, in the typed language', async () => {
+      const english = await ok('/v1/search/suggestions?q=smar');
+      expect(english.items.length).toBeGreaterThan(0);
+      expect(english.items.length).toBeLessThanOrEqual(8);
+      const products = english.items.filter((item: Json) => item.type === 'product');
+      expect(products.length).toBeGreaterThan(0);
+      for (const item of products) {
+        expect(item.name.en).toMatch(/\bsmart/i);
+        expect(item.text).toBe(item.name.en);
+      }
+      expect(english.items.some((item: Json) => item.type === 'category' && item.slug === 'phones')).toBe(true);
+
+      const arabic = await ok(`/v1/search/suggestions?q=${encodeURIComponent('ساع')}`);
+      const arabicProducts = arabic.items.filter((item: Json) => item.type === 'product');
+      expect(arabicProducts.length).toBeGreaterThan(0);
+      for (const item of arabicProducts) expect(item.text).toBe(item.name.ar);
+
+      const letter = await ok('/v1/search/suggestions?q=s');
+      expect(letter.items.length).toBeGreaterThan(0);
+      for (const item of letter.items) expect(item.type === 'query' ? item.text : item.name.en).toMatch(/(^|\s)s/i);
+      expect(letter.items.some((item: Json) => item.type === 'product')).toBe(false);
+
+      const brand = await ok('/v1/search/suggestions?q=nov');
+      expect(brand.items.some((item: Json) => item.type === 'brand' && item.slug === 'nova' && item.name.ar === 'نوفا')).toBe(true);
+    });
+
+    it('tolerates a typo', async () => {
+      const typo = await ok('/v1/search/suggestions?q=labtop');
+      expect(typo.query.correctedQuery).toBe('laptop');
+      expect(typo.items.some((item: Json) => item.type === 'product' && /laptop/i.test(item.name.en))).toBe(true);
+    });
+  });
+
+  describe('recording and context', () => {
+    it('records every search with its result count, zero included', async () => {
+      const token = await accessToken(t.app, a.key);
+      const found = await search('Polo Shirt', '', token);
+      await search('xqzvw', '', token);
+      await search('قميص', '', token);
+      await recorded();
+      const rows = await sql(
+        `select s.query, s.normalized_query, s.locale, s.result_count, s.shopper_id, s.store_id
+         from searches s join sessions se on se.id = s.session_id where s.store_id = $1 and s.session_id = (
+           select id from sessions where store_id = $1 order by created_at desc limit 1) order by s.created_at`,
+        [a.storeId],
+      );
+      expect(rows).toEqual([
+        {
+          query: 'Polo Shirt',
+          normalized_query: 'polo shirt',
+          locale: 'en',
+          result_count: found.total,
+          shopper_id: null,
+          store_id: a.storeId,
+        },
+        { query: 'xqzvw', normalized_query: 'xqzvw', locale: 'en', result_count: 0, shopper_id: null, store_id: a.storeId },
+        { query: 'قميص', normalized_query: 'قميص', locale: 'ar', result_count: expect.any(Number), shopper_id: null, store_id: a.storeId },
+      ]);
+    });
+
+    it('shows the store’s popular searches and only this session’s recent ones', async () => {
+      const c = await createStore(t.app, { seedCatalogue: true });
+      const [one, two, other] = await Promise.all([accessToken(t.app, c.key), accessToken(t.app, c.key), accessToken(t.app, b.key)]);
+      for (const q of ['Dress', 'dress', 'abaya', 'xqzvw']) await search(q, '', one);
+      for (const q of ['DRESS', 'perfume']) await search(q, '', two);
+      await search('sneakers', '', other);
+      await recorded();
+
+      const context = await ok('/v1/search/context', one);
+      expect(Object.keys(context).sort()).toEqual(['popular', 'recent']);
+      const popular = new Map(context.popular.map((entry: Json) => [entry.query.toLowerCase(), entry.count]));
+      expect(popular.get('dress')).toBe(3);
+      expect(popular.get('abaya')).toBe(1);
+      expect(popular.get('perfume')).toBe(1);
+      expect(popular.has('xqzvw')).toBe(false); // found nothing
+      expect(popular.has('sneakers')).toBe(false); // another store's
+      expect(context.popular[0].query.toLowerCase()).toBe('dress');
+
+      expect(context.recent.map((entry: Json) => entry.query)).toEqual(['xqzvw', 'abaya', 'dress']);
+      expect(context.recent[0].searchedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect((await ok('/v1/search/context', two)).recent.map((entry: Json) => entry.query)).toEqual(['perfume', 'DRESS']);
+
+      const suggested = await ok('/v1/search/suggestions?q=dre', two);
+      expect(suggested.items[0]).toMatchObject({ type: 'query', id: null, slug: null, name: null });
+      expect(suggested.items[0].text.toLowerCase()).toBe('dress');
+    });
+  });
+
+  describe('tenancy and access', () => {
+    it('never returns another store’s products', async () => {
+      const [product] = await sql<{ id: string }>(`select id from products where store_id = $1 order by slug desc limit 1`, [b.storeId]);
+      await sql(`update products set name_en = 'Xylophone Unique' where id = $1`, [product.id]);
+      expect((await search('xylophone', '', tokenA)).total).toBe(0);
+      expect(ids(await search('xylophone', '', tokenB))).toEqual([product.id]);
+      const page = await search('electronics', '&limit=100', tokenA);
+      const storeA = new Set((await sql<{ id: string }>(`select id from products where store_id = $1`, [a.storeId])).map((row) => row.id));
+      expect(page.items.every((item: Json) => storeA.has(item.id))).toBe(true);
+    });
+
+    it('refuses a token without search:read on all three paths', async () => {
+      const token = await accessToken(t.app, a.key, ['catalogue:read']);
+      for (const url of ['/v1/search?q=shirt', '/v1/search/suggestions?q=sh', '/v1/search/context']) {
+        const body = expectProblem(await get(t.app, url, token), 403, 'INSUFFICIENT_SCOPE');
+        expect(body.requiredScope).toBe('search:read');
+      }
+    });
+
+    it('answers 400, never 500, to invalid input', async () => {
+      const cases: [string, string][] = [
+        ['/v1/search', 'q'],
+        ['/v1/search?q=', 'q'],
+        ['/v1/search?q=%20%20', 'q'],
+        [`/v1/search?q=${'a'.repeat(201)}`, 'q'],
+        ['/v1/search?q=a%00b', '(url)'],
+        ['/v1/search?q=shirt&sort=cheapest', 'sort'],
+        ['/v1/search?q=shirt&cursor=not-a-cursor', 'cursor'],
+        ['/v1/search?q=shirt&limit=0', 'limit'],
+        ['/v1/search?q=shirt&priceMin=-1', 'priceMin'],
+        ['/v1/search?q=shirt&priceMin=500&priceMax=100', 'priceMax'],
+        ['/v1/search?q=shirt&colour=red', 'colour'],
+        ['/v1/search/suggestions', 'q'],
+        [`/v1/search/suggestions?q=${'a'.repeat(201)}`, 'q'],
+      ];
+      for (const [url, field] of cases) {
+        const body = expectProblem(await get(t.app, url, tokenA), 400, 'VALIDATION_FAILED');
+        expect(fields(body), url).toContain(field);
+      }
+      expect((await get(t.app, `/v1/search?q=${'a'.repeat(200)}`, tokenA)).statusCode).toBe(200);
+
+      // A cursor only continues the search it came from: same query and sort, untampered.
+      const first = await search('electronics', '&limit=2');
+      const tampered = Buffer.from(JSON.stringify(['x', 1, first.items[0].id])).toString('base64url');
+      for (const [url, cursor] of [
+        ['/v1/search?q=electronics&limit=2&sort=newest', first.nextCursor],
+        ['/v1/search?q=laptop&limit=2', first.nextCursor],
+        ['/v1/search?q=electronics&limit=2', tampered],
+      ]) {
+        expectProblem(await get(t.app, `${url}&cursor=${encodeURIComponent(cursor)}`, tokenA), 400, 'VALIDATION_FAILED');
+      }
+      const unknown = await search('electronics', '&category=00000000-0000-4000-8000-000000000000&brand=no-such-brand');
+      expect(unknown.total).toBe(0);
+    });
+  });
+});
