@@ -1,0 +1,34 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsEmail, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { PAYMENT_METHODS, type PaymentMethod } from '../../orders/entities/order.entity.js';
+
+export class CardDto {
+  @ApiProperty({
+    example: 'tok_visa',
+    description:
+      'Card token from the payment provider’s client library. Test provider: tok_visa, tok_mastercard, tok_mada approve; ' +
+      'tok_chargeDeclined and tok_insufficientFunds decline.',
+  })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  token: string;
+}
+
+export class PlaceOrderDto {
+  @ApiProperty({ enum: PAYMENT_METHODS }) @IsIn(PAYMENT_METHODS) paymentMethod: PaymentMethod;
+
+  @ApiPropertyOptional({ type: CardDto, description: 'Required for `card`, refused for `cash_on_delivery`.' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CardDto)
+  card?: CardDto;
+
+  @ApiPropertyOptional({ description: 'Contact address: required on an anonymous session; defaults to the signed-in shopper’s.' })
+  @IsOptional()
+  @IsEmail()
+  @MaxLength(254)
+  email?: string;
+}

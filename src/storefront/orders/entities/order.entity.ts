@@ -1,0 +1,64 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { LOCALES } from '../../../account/entities/shopper.entity.js';
+import { Shopper } from '../../../account/entities/shopper.entity.js';
+import { Session } from '../../../auth/entities/session.entity.js';
+import { Store } from '../../../stores/entities/store.entity.js';
+import { FULFILMENT_TYPES, type AddressSnapshot } from '../../cart/entities/cart.entity.js';
+import { PickupLocation } from '../../checkout/entities/pickup-location.entity.js';
+import { createdAt } from '../../../infra/database/timestamps.js';
+
+export const ORDER_STATUSES = ['open', 'completed', 'cancelled'] as const;
+export const PAYMENT_METHODS = ['cash_on_delivery', 'card'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+export const ORDER_PAYMENT_STATUSES = ['pending', 'authorized', 'paid', 'partially_refunded', 'refunded', 'voided'] as const;
+export const FULFILMENT_STATUSES = ['unfulfilled', 'ready_for_pickup', 'shipped', 'delivered', 'returned', 'cancelled'] as const;
+
+const OrderSchema = defineEntity({
+  name: 'Order',
+  tableName: 'orders',
+  uniques: [{ properties: ['store', 'number'] }],
+  indexes: [
+    { properties: ['store', 'shopper', 'placedAt', 'id'] },
+    { properties: ['store', 'session', 'placedAt', 'id'] },
+    { properties: ['store', 'placedAt'] },
+  ],
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    store: () => p.manyToOne(Store).mapToPk(),
+    /** Shown to shoppers and staff: from one sequence, so unique across stores too. */
+    number: p.bigint().autoincrement(),
+    session: () => p.manyToOne(Session).mapToPk().nullable().deleteRule('no action'),
+    shopper: () => p.manyToOne(Shopper).mapToPk().nullable().deleteRule('no action'),
+    email: p.string().length(254),
+    locale: p.enum(LOCALES),
+    currency: p.string().length(3),
+    status: p.enum(ORDER_STATUSES).default('open'),
+    paymentMethod: p.enum(PAYMENT_METHODS),
+    paymentStatus: p.enum(ORDER_PAYMENT_STATUSES),
+    fulfilmentType: p.enum(FULFILMENT_TYPES),
+    fulfilmentStatus: p.enum(FULFILMENT_STATUSES).default('unfulfilled'),
+    shippingMethodCode: p.string().length(40).nullable(),
+    shippingAddress: p.json<AddressSnapshot>().nullable(),
+    pickupLocation: () => p.manyToOne(PickupLocation).mapToPk().nullable().deleteRule('no action'),
+    itemCount: p.integer(),
+    subtotal: p.integer(),
+    shippingTotal: p.integer(),
+    taxTotal: p.integer(),
+    discountTotal: p.integer().default(0),
+    total: p.integer(),
+    refundedTotal: p.integer().default(0),
+    pricesIncludeTax: p.boolean(),
+    /** When delivery (or readiness for pickup) was promised: the late_orders report compares against it. */
+    promisedBy: p.datetime(),
+    placedAt: createdAt(),
+    paidAt: p.datetime().nullable(),
+    shippedAt: p.datetime().nullable(),
+    readyAt: p.datetime().nullable(),
+    deliveredAt: p.datetime().nullable(),
+    cancelledAt: p.datetime().nullable(),
+    refundedAt: p.datetime().nullable(),
+  },
+});
+
+export class Order extends OrderSchema.class {}
+OrderSchema.setClass(Order);

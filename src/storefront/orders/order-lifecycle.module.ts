@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { PaymentsModule } from '../checkout/payments/payments.module.js';
+import { OrderLifecycle } from './order-lifecycle.service.js';
+
+/**
+ * The order lifecycle on its own: it needs only the database and the payment provider, so the
+ * operator command line loads it without the HTTP and session machinery of OrdersModule.
+ */
+@Module({
+  imports: [PaymentsModule],
+  providers: [OrderLifecycle],
+  exports: [OrderLifecycle],
+})
+export class OrderLifecycleModule {}
