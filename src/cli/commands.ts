@@ -84,28 +84,101 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'demo seed': {
-    usage: 'demo seed --store STORE_ID [--products N] [--seed N]',
-    options: ['store', 'products', 'seed'],
+    usage: 'demo seed --store STORE_ID [--products N] [--orders N] [--seed N]',
+    options: ['store', 'products', 'orders', 'seed'],
     check: async (options) => {
       uuid(options, 'store');
       wholeNumber(options, 'products', 1, 1_000_000);
+      wholeNumber(options, 'orders', 0, 5_000_000);
       wholeNumber(options, 'seed', 0, 2 ** 31);
     },
     run: async (app, options) => {
       const storeId = await existingStore(app, options);
       const productCount = wholeNumber(options, 'products', 1, 1_000_000);
       const seed = wholeNumber(options, 'seed', 0, 2 ** 31);
-      const [{ DemoStoreService }, { CatalogueNotEmptyError }] = await Promise.all([
+      const [{ DemoStoreService }, { CatalogueNotEmptyError }, { DEFAULT_DEMO_ORDERS, StoreHasActivityError }] = await Promise.all([
         import('../storefront/catalogue/demo-store.service.js'),
         import('../storefront/catalogue/catalogue-seeder.js'),
+        import('../storefront/demo/activity-seeder.js'),
       ]);
+      const orders = wholeNumber(options, 'orders', 0, 5_000_000) ?? DEFAULT_DEMO_ORDERS;
+      // stdout carries the JSON answer only: progress of a big run goes to stderr.
+      const every = 50_000;
+      let reported = 0;
+      const onProgress =
+        orders >= every
+          ? (written: number, total: number) => {
+              if (written - reported < every && written < total) return;
+              reported = written;
+              process.stderr.write(`demo seed: ${written} of ${total} orders written\n`);
+            }
+          : undefined;
       try {
-        const seeded = await app.get(DemoStoreService).seed(storeId, { productCount, seed });
+        const seeded = await app.get(DemoStoreService).seed(storeId, { productCount, seed, orders, onProgress });
         return { storeId, seeded };
       } catch (error) {
         if (error instanceof CatalogueNotEmptyError) throw new CommandError('CATALOGUE_NOT_EMPTY', error.message);
+        if (error instanceof StoreHasActivityError) throw new CommandError('STORE_HAS_ACTIVITY', error.message);
         throw error;
       }
+    },
+  },
+  'outbox list': {
+    usage: 'outbox list --store STORE_ID [--to EMAIL] [--limit N]',
+    options: ['store', 'to', 'limit'],
+    check: async (options) => {
+      uuid(options, 'store');
+      outboxRecipient(options);
+      wholeNumber(options, 'limit', 1, 1000);
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      const [{ EntityManager }, { readOutbox }] = await Promise.all([
+        import('@mikro-orm/postgresql'),
+        import('../notifications/outbox.notifier.js'),
+      ]);
+      const limit = wholeNumber(options, 'limit', 1, 1000) ?? 20;
+      return { messages: await readOutbox(app.get(EntityManager), storeId, { to: outboxRecipient(options), limit }) };
+    },
+  },
+  'order list': {
+    usage: 'order list --store STORE_ID [--limit N]',
+    options: ['store', 'limit'],
+    check: async (options) => {
+      uuid(options, 'store');
+      wholeNumber(options, 'limit', 1, 100);
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      const lifecycle = await orderLifecycle(app);
+      return { orders: await lifecycle.list(storeId, wholeNumber(options, 'limit', 1, 100) ?? 20) };
+    },
+  },
+  'order ship': orderTransition('ship', (lifecycle, storeId, orderId) => lifecycle.ship(storeId, orderId)),
+  'order ready': orderTransition('ready', (lifecycle, storeId, orderId) => lifecycle.readyForPickup(storeId, orderId)),
+  'order deliver': orderTransition('deliver', (lifecycle, storeId, orderId) => lifecycle.deliver(storeId, orderId)),
+  'order cancel': orderTransition('cancel', (lifecycle, storeId, orderId) => lifecycle.cancel(storeId, orderId)),
+  'order refund': {
+    usage:
+      'order refund --store STORE_ID --order ORDER_ID --lines LINE_ID:QTY[,LINE_ID:QTY] [--restock true|false] [--include-shipping true|false]',
+    options: ['store', 'order', 'lines', 'restock', 'include-shipping'],
+    check: async (options) => {
+      uuid(options, 'store');
+      uuid(options, 'order');
+      refundLines(options);
+      yesNo(options, 'restock');
+      yesNo(options, 'include-shipping');
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      const orderId = uuid(options, 'order');
+      const request = {
+        lines: refundLines(options),
+        restock: yesNo(options, 'restock'),
+        includeShipping: yesNo(options, 'include-shipping'),
+      };
+      const lifecycle = await orderLifecycle(app);
+      return { order: await refusalsAsCommandErrors(() => lifecycle.refund(storeId, orderId, request)) };
     },
   },
   'signing-key rotate': {
@@ -176,6 +249,79 @@ function wholeNumber(options: Options, name: string, min: number, max: number): 
   const number = Number(value);
   if (!/^\d+$/.test(value) || number < min || number > max) throw usage(`--${name} must be a whole number from ${min} to ${max}`);
   return number;
+}
+
+function outboxRecipient(options: Options): string | undefined {
+  const to = options.to?.trim();
+  if (to !== undefined && (to.length === 0 || to.length > 254 || !to.includes('@'))) throw usage('--to must be an email address');
+  return to;
+}
+
+type Lifecycle = import('../storefront/orders/order-lifecycle.service.js').OrderLifecycle;
+type OrderState = import('../storefront/orders/order-lifecycle.service.js').OrderState;
+
+/** `order ship|ready|deliver|cancel --store STORE_ID --order ORDER_ID`. */
+function orderTransition(
+  name: string,
+  transition: (lifecycle: Lifecycle, storeId: string, orderId: string) => Promise<OrderState>,
+): Command {
+  return {
+    usage: `order ${name} --store STORE_ID --order ORDER_ID`,
+    options: ['store', 'order'],
+    check: async (options) => {
+      uuid(options, 'store');
+      uuid(options, 'order');
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      const orderId = uuid(options, 'order');
+      const lifecycle = await orderLifecycle(app);
+      return { order: await refusalsAsCommandErrors(() => transition(lifecycle, storeId, orderId)) };
+    },
+  };
+}
+
+/** The lifecycle module is loaded on demand: the other commands need neither it nor the payment provider. */
+async function orderLifecycle(app: INestApplicationContext): Promise<Lifecycle> {
+  const [{ LazyModuleLoader }, { OrderLifecycleModule }, { OrderLifecycle }] = await Promise.all([
+    import('@nestjs/core'),
+    import('../storefront/orders/order-lifecycle.module.js'),
+    import('../storefront/orders/order-lifecycle.service.js'),
+  ]);
+  const module = await app.get(LazyModuleLoader).load(() => OrderLifecycleModule);
+  return module.get(OrderLifecycle);
+}
+
+/** An order transition's refusal (state conflict, unknown order, bad line) as the operator's error, with what the order's states are. */
+async function refusalsAsCommandErrors<T>(action: () => Promise<T>): Promise<T> {
+  const { ApiError } = await import('../common/errors/api-error.js');
+  try {
+    return await action();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const { details, errors } = error.options;
+    const facts = [details ? JSON.stringify(details) : '', ...(errors ?? []).map((field) => `${field.field}: ${field.message_en}`)];
+    throw new CommandError(
+      error.code === 'NOT_FOUND' ? 'ORDER_NOT_FOUND' : error.code,
+      [error.message, ...facts.filter(Boolean)].join(' '),
+    );
+  }
+}
+
+function refundLines(options: Options): { lineId: string; quantity: number }[] {
+  const entries = required(options, 'lines').split(',');
+  return entries.map((entry) => {
+    const match = /^\s*([0-9a-fA-F-]{36}):([1-9]\d{0,5})\s*$/.exec(entry);
+    if (!match || !UUID_PATTERN.test(match[1])) throw usage('--lines takes LINE_ID:QUANTITY pairs separated by commas, e.g. 3f2c…:1');
+    return { lineId: match[1].toLowerCase(), quantity: Number(match[2]) };
+  });
+}
+
+function yesNo(options: Options, name: string): boolean {
+  const value = options[name];
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw usage(`--${name} takes true or false`);
 }
 
 async function existingStore(app: INestApplicationContext, options: Options): Promise<string> {

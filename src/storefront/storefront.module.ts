@@ -1,15 +1,13 @@
 import { Module } from '@nestjs/common';
-import { StoresModule } from '../stores/stores.module.js';
-import { CatalogueCache } from './catalogue/catalogue-cache.js';
-import { CatalogueSeeder } from './catalogue/catalogue-seeder.js';
-import { CatalogueController } from './catalogue/catalogue.controller.js';
-import { CatalogueService } from './catalogue/catalogue.service.js';
-import { DemoStoreService } from './catalogue/demo-store.service.js';
+import { CartModule } from './cart/cart.module.js';
+import { CatalogueModule } from './catalogue/catalogue.module.js';
+import { CheckoutModule } from './checkout/checkout.module.js';
+import { OrdersModule } from './orders/orders.module.js';
+import { SearchModule } from './search/search.module.js';
 
+/** The shopper-facing areas, one module each. */
 @Module({
-  imports: [StoresModule],
-  controllers: [CatalogueController],
-  providers: [CatalogueService, CatalogueCache, CatalogueSeeder, DemoStoreService],
-  exports: [DemoStoreService],
+  imports: [CatalogueModule, SearchModule, CartModule, CheckoutModule, OrdersModule],
+  exports: [CatalogueModule],
 })
 export class StorefrontModule {}

@@ -1,0 +1,622 @@
+import { randomUUID } from 'node:crypto';
+import { DAY, demoTimeline, HOUR, SECOND, type DemoDay, type Season } from './calendar.js';
+import { shippingPrice, taxOf, totalsOf, type TaxSettings } from '../checkout/pricing.js';
+import { DemoPeople, type DemoAddress, type DemoPerson, type Locale } from './people.js';
+import { apportion, between, DynamicWeights, pick, randomStream, WeightedTable, type Random } from './random.js';
+import type { PoolQuery } from './search-queries.js';
+
+export interface StoreProduct {
+  id: string;
+  /** When the product went on sale, epoch ms: it is not sold before. */
+  launchedAt: number;
+  /** Slug of the top-level category, and of the product's own category. */
+  department: string | null;
+  category: string | null;
+  variants: { id: string; price: number }[];
+}
+
+export interface StoreContext {
+  tax: TaxSettings;
+  /** In a stable order (by SKU): the same catalogue gives the same draws. */
+  products: StoreProduct[];
+  shippingMethods: { code: string; price: number; freeOver: number | null; minDays: number; maxDays: number }[];
+  pickupLocations: { id: string; city: string; preparationHours: number }[];
+  queries: Record<Locale, WeightedTable<PoolQuery>>;
+  resultCounts: Map<string, number>;
+}
+
+/** Times are whole epoch seconds. */
+export interface ShopperRow {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone: string | null;
+  locale: Locale;
+  marketingOptIn: boolean;
+  emailVerifiedAt: number | null;
+  createdAt: number;
+}
+
+export interface AddressRow extends DemoAddress {
+  shopperId: string;
+  isDefault: boolean;
+  createdAt: number;
+}
+
+export type OrderStatus = 'open' | 'completed' | 'cancelled';
+export type PaymentMethod = 'cash_on_delivery' | 'card';
+export type PaymentStatus = 'pending' | 'paid' | 'partially_refunded' | 'refunded' | 'voided';
+export type FulfilmentStatus = 'unfulfilled' | 'ready_for_pickup' | 'shipped' | 'delivered' | 'returned' | 'cancelled';
+
+export interface OrderRow {
+  id: string;
+  shopperId: string | null;
+  email: string;
+  locale: Locale;
+  status: OrderStatus;
+  paymentMethod: PaymentMethod;
+  paymentStatus: PaymentStatus;
+  fulfilmentType: 'delivery' | 'pickup';
+  fulfilmentStatus: FulfilmentStatus;
+  shippingMethodCode: string | null;
+  shippingAddress: string | null;
+  pickupLocationId: string | null;
+  itemCount: number;
+  subtotal: number;
+  shippingTotal: number;
+  taxTotal: number;
+  total: number;
+  refundedTotal: number;
+  promisedBy: number;
+  placedAt: number;
+  paidAt: number | null;
+  shippedAt: number | null;
+  readyAt: number | null;
+  deliveredAt: number | null;
+  cancelledAt: number | null;
+  refundedAt: number | null;
+}
+
+export interface LineRow {
+  orderId: string;
+  variantId: string;
+  quantity: number;
+  unitPrice: number;
+  lineTotal: number;
+  taxAmount: number;
+  returnedQuantity: number;
+  position: number;
+}
+
+export interface PaymentRow {
+  orderId: string;
+  provider: string;
+  method: PaymentMethod;
+  status: 'pending' | 'captured' | 'voided' | 'refunded';
+  amount: number;
+  reference: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface SearchRow {
+  shopperId: string | null;
+  query: string;
+  locale: Locale;
+  resultCount: number;
+  createdAt: number;
+}
+
+export interface ActivityBatch {
+  shoppers: ShopperRow[];
+  addresses: AddressRow[];
+  orders: OrderRow[];
+  lines: LineRow[];
+  payments: PaymentRow[];
+  searches: SearchRow[];
+}
+
+export interface ActivityOptions {
+  seed: number;
+  orders: number;
+  anchor: Date;
+  /** Orders per yielded batch (a batch closes at the end of a day once it holds this many). */
+  batchSize: number;
+}
+
+const SEARCHES_PER_ORDER = 1.2;
+const GUEST_SHARE = 0.12;
+/** Share of an order's buyer being a new shopper, from the window's start to its end (the base grows). */
+const NEW_SHOPPER_SHARE: [start: number, end: number] = [0.5, 0.34];
+/**
+ * Who comes back: half of the first-time buyers never do; the others come back in proportion to a
+ * Pareto-distributed appetite (a few buy very often), and each order may be their last.
+ */
+const ONE_TIME_BUYERS = 0.6;
+const APPETITE_SHAPE = 1.6;
+const APPETITE_CAP = 20;
+const CHURN_AFTER_ORDER = 0.1;
+const SIGNED_UP_NOT_BOUGHT = 0.15;
+const IDLE_LATER_BUYS = 0.3;
+const SIGN_UP_AT_CHECKOUT = 0.55;
+const PICKUP_WHEN_NEARBY = 0.4;
+const EXPRESS_SHARE = 0.22;
+const CASH_ON_DELIVERY_SHARE: [start: number, end: number] = [0.48, 0.34];
+const CANCELLED = 0.03;
+const LATE_BASE = 0.085;
+const LATE_IN_RUSH = 0.09;
+const RETURN_BASE = 0.048;
+const RETURN_PER_FASHION_SHARE = 0.07;
+const SEARCHES_BY_SHOPPERS = 0.4;
+const ARABIC_SHARE = 0.62;
+const POPULARITY_EXPONENT = 1.1;
+const POPULARITY_OFFSET = 4;
+const EXPENSIVE = 100_000;
+const LINE_COUNTS = WeightedTable.of([
+  [1, 0.52],
+  [2, 0.26],
+  [3, 0.13],
+  [4, 0.06],
+  [5, 0.03],
+]);
+const QUANTITIES = WeightedTable.of([
+  [1, 0.84],
+  [2, 0.11],
+  [3, 0.035],
+  [4, 0.01],
+  [5, 0.005],
+]);
+const VARIANT_POSITION_WEIGHTS = [0.4, 0.3, 0.18, 0.12];
+const PERSON_CACHE_SIZE = 20_000;
+
+/** What sells more in a season, by department or category slug of the demo catalogue. */
+const SEASONAL_DEMAND: Partial<Record<Season, Record<string, number>>> = {
+  eid: { fashion: 2.2, beauty: 1.9, cookware: 1.6, toys: 1.7 },
+  ramadan: { 'kitchen-appliances': 1.4, cookware: 1.5 },
+  mega_sale: { electronics: 2.4, 'kitchen-appliances': 1.6 },
+  national_day: { thobes: 2, fashion: 1.2 },
+  back_to_school: { laptops: 2.5, bags: 2.2, 'electronics-accessories': 1.4 },
+  winter: { outdoor: 3, bedding: 1.3 },
+  summer: { outdoor: 0.3 },
+};
+
+const seconds = (ms: number) => Math.round(ms / SECOND);
+const secondsOrNull = (ms: number | null, anchor: number) => (ms === null || ms > anchor ? null : seconds(ms));
+
+/**
+ * Shoppers, their addresses, orders with lines and payments, and searches of one store over the 18
+ * months before the anchor, day by day in time order, in batches. Deterministic for (seed, orders,
+ * anchor, catalogue); memory holds one batch plus a few bytes per shopper and order.
+ */
+export function* generateActivity(context: StoreContext, options: ActivityOptions): Generator<ActivityBatch> {
+  const timeline = demoTimeline(options.anchor, randomStream(options.seed, 1));
+  const { anchor, windowStart, days } = timeline;
+  const rng = randomStream(options.seed, 2);
+  const searchRng = randomStream(options.seed, 3);
+  const people = new DemoPeople(options.seed);
+  const weights = days.map((day) => day.weight);
+  const ordersPerDay = apportion(options.orders, weights);
+  const searchesPerDay = apportion(Math.round(options.orders * SEARCHES_PER_ORDER), weights);
+  const demand = new ProductDemand(context.products, randomStream(options.seed, 4));
+
+  const shopperIds: string[] = [];
+  const shopperEmails: string[] = [];
+  const emails = new Set<string>();
+  const appetite = new DynamicWeights();
+  const regulars = new PersonCache(people);
+  const appetiteOf = () => Math.min(APPETITE_CAP, (1 - rng()) ** (-1 / APPETITE_SHAPE));
+  let guests = 0;
+  let batch = emptyBatch();
+
+  const createShopper = (person: DemoPerson, signedUpAt: number, comesBack: number): number => {
+    const index = appetite.add(comesBack);
+    const id = randomUUID();
+    shopperIds.push(id);
+    let email = `${person.emailLocal}@${person.emailDomain}`;
+    for (let n = 2; emails.has(email); n++) email = `${person.emailLocal}${n}@${person.emailDomain}`;
+    emails.add(email);
+    shopperEmails.push(email);
+    const createdAt = seconds(signedUpAt);
+    batch.shoppers.push({
+      id,
+      email,
+      firstName: person.firstName,
+      lastName: person.lastName,
+      phone: person.phone,
+      locale: person.locale,
+      marketingOptIn: person.marketingOptIn,
+      emailVerifiedAt: person.emailVerified ? seconds(Math.min(anchor, signedUpAt + between(rng, 30 * SECOND, 0.5 * HOUR))) : null,
+      createdAt,
+    });
+    person.addresses.forEach((address, i) =>
+      batch.addresses.push({ ...address, shopperId: id, isDefault: i === 0, createdAt: createdAt + i * 60 }),
+    );
+    return index;
+  };
+
+  for (let d = 0; d < days.length; d++) {
+    const day = days[d];
+    const progress = d / Math.max(1, days.length - 1);
+    const products = demand.tableFor(day, d);
+    const shoppersAtDayStart = shopperIds.length;
+    let newToday = 0;
+
+    for (const placedAt of timesOfDay(rng, day, ordersPerDay[d], anchor)) {
+      let buyer: { person: DemoPerson; shopperIndex: number | null };
+      if (rng() < GUEST_SHARE) {
+        buyer = { person: people.person('guest', guests++), shopperIndex: null };
+      } else {
+        const newShare = NEW_SHOPPER_SHARE[0] + (NEW_SHOPPER_SHARE[1] - NEW_SHOPPER_SHARE[0]) * progress;
+        let index: number;
+        if (appetite.total <= 0 || rng() < newShare) {
+          const person = people.person('shopper', shopperIds.length);
+          const signedUpAt =
+            rng() < SIGN_UP_AT_CHECKOUT
+              ? placedAt - between(rng, 2 * 60 * SECOND, 25 * 60 * SECOND)
+              : Math.max(windowStart - 120 * DAY, placedAt - -Math.log(1 - rng()) * 45 * DAY);
+          index = createShopper(person, signedUpAt, rng() < ONE_TIME_BUYERS ? 0 : appetiteOf());
+          newToday++;
+        } else {
+          index = appetite.draw(rng);
+          if (rng() < CHURN_AFTER_ORDER) appetite.set(index, 0);
+        }
+        buyer = { person: regulars.get(index), shopperIndex: index };
+      }
+      placeOrder(rng, context, batch, {
+        person: buyer.person,
+        shopperId: buyer.shopperIndex === null ? null : shopperIds[buyer.shopperIndex],
+        email: buyer.shopperIndex === null ? guestEmail(buyer.person) : shopperEmails[buyer.shopperIndex],
+        placedAt,
+        day,
+        progress,
+        anchor,
+        products,
+      });
+    }
+
+    // Some sign up and never buy (or not yet).
+    const idle = Math.floor(newToday * SIGNED_UP_NOT_BOUGHT + rng());
+    for (let i = 0; i < idle; i++) {
+      const signedUpAt = Math.min(anchor - SECOND, day.start + rng() * DAY);
+      createShopper(people.person('shopper', shopperIds.length), signedUpAt, rng() < IDLE_LATER_BUYS ? appetiteOf() / 2 : 0);
+    }
+
+    for (const createdAt of timesOfDay(searchRng, day, searchesPerDay[d], anchor)) {
+      const byShopper = shoppersAtDayStart > 0 && searchRng() < SEARCHES_BY_SHOPPERS;
+      const shopperIndex = byShopper ? Math.floor(searchRng() * shoppersAtDayStart) : null;
+      const locale: Locale = shopperIndex === null ? (searchRng() < ARABIC_SHARE ? 'ar' : 'en') : regulars.get(shopperIndex).locale;
+      const query = context.queries[locale].draw(searchRng);
+      batch.searches.push({
+        shopperId: shopperIndex === null ? null : shopperIds[shopperIndex],
+        query: query.query,
+        locale,
+        resultCount: context.resultCounts.get(query.normalized) ?? 0,
+        createdAt: seconds(createdAt),
+      });
+    }
+
+    if (batch.orders.length >= options.batchSize || d === days.length - 1) {
+      yield batch;
+      batch = emptyBatch();
+    }
+  }
+}
+
+interface OrderInput {
+  person: DemoPerson;
+  shopperId: string | null;
+  email: string;
+  placedAt: number;
+  day: DemoDay;
+  progress: number;
+  anchor: number;
+  products: WeightedTable<StoreProduct>;
+}
+
+function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, input: OrderInput): void {
+  const { person, placedAt, anchor } = input;
+  const address = person.addresses.length > 1 && rng() >= 0.8 ? pick(rng, person.addresses.slice(1)) : person.addresses[0];
+  const pickupNearby = context.pickupLocations.filter((location) => location.city === address.city);
+  const pickup = pickupNearby.length > 0 && rng() < PICKUP_WHEN_NEARBY ? pick(rng, pickupNearby) : null;
+  const method =
+    pickup || context.shippingMethods.length === 0
+      ? null
+      : context.shippingMethods.length > 1 && rng() < EXPRESS_SHARE
+        ? pick(rng, context.shippingMethods.slice(1))
+        : context.shippingMethods[0];
+  const [codStart, codEnd] = CASH_ON_DELIVERY_SHARE;
+  const paymentMethod: PaymentMethod = rng() < codStart + (codEnd - codStart) * input.progress ? 'cash_on_delivery' : 'card';
+
+  const chosen: StoreProduct[] = [];
+  const lineCount = LINE_COUNTS.draw(rng);
+  for (let attempt = 0; chosen.length < lineCount && attempt < lineCount * 4; attempt++) {
+    const product = input.products.draw(rng);
+    if (!chosen.includes(product)) chosen.push(product);
+  }
+  const priced = chosen.map((product) => {
+    const variant = product.variants[variantPosition(rng, product.variants.length)];
+    const quantity = variant.price >= EXPENSIVE ? (rng() < 0.97 ? 1 : 2) : QUANTITIES.draw(rng);
+    return { product, variantId: variant.id, unitPrice: variant.price, quantity };
+  });
+  const lineTotals = priced.map((line) => line.unitPrice * line.quantity);
+  const goods = lineTotals.reduce((sum, amount) => sum + amount, 0);
+  const totals = totalsOf(lineTotals, method ? shippingPrice(method, goods) : 0, context.tax);
+
+  // The whole life of the order; whatever would happen after the anchor has not happened yet.
+  const promiseWindow = pickup ? pickup.preparationHours * HOUR : (method?.maxDays ?? 5) * DAY;
+  const promisedBy = placedAt + promiseWindow;
+  const late = rng() < LATE_BASE + LATE_IN_RUSH * input.day.rush;
+  let shippedAt: number | null = null;
+  let readyAt: number | null = null;
+  let deliveredAt: number;
+  if (pickup) {
+    readyAt = late ? promisedBy + between(rng, 0.3 * HOUR, 20 * HOUR) : placedAt + promiseWindow * between(rng, 0.3, 0.97);
+    deliveredAt = readyAt + HOUR + rng() ** 2 * 72 * HOUR;
+  } else {
+    shippedAt = placedAt + Math.min(between(rng, 3 * HOUR, 30 * HOUR), promiseWindow * 0.4);
+    if (late) deliveredAt = promisedBy + HOUR + rng() ** 2 * 4 * DAY;
+    else {
+      const earliest = Math.max(shippedAt + HOUR, placedAt + (method?.minDays ?? 0) * DAY * 0.8);
+      const latest = promisedBy - 10 * 60 * SECOND;
+      deliveredAt = earliest < latest ? earliest + (latest - earliest) * rng() ** 0.8 : shippedAt + (promisedBy - shippedAt) * 0.5;
+    }
+  }
+  const firstStep = readyAt ?? shippedAt!;
+  const cancelledAt = rng() < CANCELLED ? placedAt + (firstStep - placedAt) * between(rng, 0.05, 0.9) : null;
+  const cardPaidAt = placedAt + between(rng, 5 * SECOND, 90 * SECOND);
+  const fashionShare = priced.filter((line) => line.product.department === 'fashion').length / priced.length;
+  const returnAt = rng() < RETURN_BASE + RETURN_PER_FASHION_SHARE * fashionShare ? deliveredAt + between(rng, 2 * DAY, 20 * DAY) : null;
+
+  const id = randomUUID();
+  const returned = priced.map(() => 0);
+  let status: OrderStatus = 'open';
+  let fulfilmentStatus: FulfilmentStatus = 'unfulfilled';
+  let paymentStatus: PaymentStatus = paymentMethod === 'card' ? 'paid' : 'pending';
+  let paidAt: number | null = paymentMethod === 'card' ? cardPaidAt : null;
+  let refundedTotal = 0;
+  let refundedAt: number | null = null;
+  let happenedCancel: number | null = null;
+
+  if (cancelledAt !== null && cancelledAt <= anchor) {
+    status = 'cancelled';
+    fulfilmentStatus = 'cancelled';
+    happenedCancel = cancelledAt;
+    shippedAt = null;
+    readyAt = null;
+    deliveredAt = Infinity;
+    if (paymentMethod === 'card') {
+      paymentStatus = 'refunded';
+      refundedTotal = totals.total;
+      refundedAt = cancelledAt;
+    } else paymentStatus = 'voided';
+  } else if (cancelledAt === null && deliveredAt <= anchor) {
+    status = 'completed';
+    fulfilmentStatus = 'delivered';
+    paymentStatus = 'paid';
+    if (paymentMethod === 'cash_on_delivery') paidAt = deliveredAt;
+    if (returnAt !== null && returnAt <= anchor) {
+      const full = rng() < 0.3;
+      const one = Math.floor(rng() * priced.length);
+      priced.forEach((line, i) => {
+        if (full) returned[i] = line.quantity;
+        else if (i === one) returned[i] = line.quantity === 1 || rng() < 0.6 ? line.quantity : 1 + Math.floor(rng() * (line.quantity - 1));
+      });
+      const everything = returned.every((quantity, i) => quantity === priced[i].quantity);
+      refundedAt = returnAt;
+      if (everything) {
+        fulfilmentStatus = 'returned';
+        paymentStatus = 'refunded';
+        refundedTotal = totals.total;
+      } else {
+        paymentStatus = 'partially_refunded';
+        refundedTotal = priced.reduce((sum, line, i) => {
+          const amount = returned[i] * line.unitPrice;
+          return sum + amount + (context.tax.pricesIncludeTax ? 0 : taxOf(amount, context.tax));
+        }, 0);
+      }
+    }
+  } else {
+    // Not delivered yet (or to be cancelled later): where is it now?
+    if (shippedAt !== null && shippedAt <= anchor) fulfilmentStatus = 'shipped';
+    if (readyAt !== null && readyAt <= anchor) fulfilmentStatus = 'ready_for_pickup';
+  }
+
+  const delivered = status === 'completed' ? deliveredAt : null;
+  batch.orders.push({
+    id,
+    shopperId: input.shopperId,
+    email: input.email,
+    locale: person.locale,
+    status,
+    paymentMethod,
+    paymentStatus,
+    fulfilmentType: pickup ? 'pickup' : 'delivery',
+    fulfilmentStatus,
+    shippingMethodCode: method?.code ?? null,
+    shippingAddress: pickup ? null : shippingAddressJson(address),
+    pickupLocationId: pickup?.id ?? null,
+    itemCount: priced.reduce((sum, line) => sum + line.quantity, 0),
+    subtotal: totals.subtotal,
+    shippingTotal: totals.shipping,
+    taxTotal: totals.tax,
+    total: totals.total,
+    refundedTotal,
+    promisedBy: seconds(promisedBy),
+    placedAt: seconds(placedAt),
+    paidAt: secondsOrNull(paidAt, anchor),
+    shippedAt: secondsOrNull(shippedAt, anchor),
+    readyAt: secondsOrNull(readyAt, anchor),
+    deliveredAt: delivered === null ? null : seconds(delivered),
+    cancelledAt: secondsOrNull(happenedCancel, anchor),
+    refundedAt: secondsOrNull(refundedAt, anchor),
+  });
+  priced.forEach((line, i) =>
+    batch.lines.push({
+      orderId: id,
+      variantId: line.variantId,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      lineTotal: lineTotals[i],
+      taxAmount: totals.lineTaxes[i],
+      returnedQuantity: returned[i],
+      position: i,
+    }),
+  );
+
+  const provider = paymentMethod === 'card' ? 'demo_card' : 'cash_on_delivery';
+  const reference =
+    paymentMethod === 'card'
+      ? `demo_${Math.floor(rng() * 2 ** 48)
+          .toString(16)
+          .padStart(12, '0')}`
+      : null;
+  const captured = paidAt !== null && paidAt <= anchor;
+  const paymentStatusRow = captured ? 'captured' : status === 'cancelled' ? 'voided' : 'pending';
+  const placed = seconds(placedAt);
+  batch.payments.push({
+    orderId: id,
+    provider,
+    method: paymentMethod,
+    status: paymentStatusRow,
+    amount: totals.total,
+    reference,
+    createdAt: placed,
+    updatedAt: captured ? seconds(paidAt!) : happenedCancel !== null ? seconds(happenedCancel) : placed,
+  });
+  if (refundedTotal > 0) {
+    const at = seconds(refundedAt!);
+    batch.payments.push({
+      orderId: id,
+      provider,
+      method: paymentMethod,
+      status: 'refunded',
+      amount: refundedTotal,
+      reference,
+      createdAt: at,
+      updatedAt: at,
+    });
+  }
+}
+
+/** The first variants of a product sell more (the default size or colour). */
+function variantPosition(rng: Random, count: number): number {
+  if (count === 1) return 0;
+  let target = rng() * VARIANT_POSITION_WEIGHTS.slice(0, count).reduce((sum, weight) => sum + weight, 0);
+  for (let i = 0; i < count - 1; i++) {
+    target -= VARIANT_POSITION_WEIGHTS[i] ?? VARIANT_POSITION_WEIGHTS[VARIANT_POSITION_WEIGHTS.length - 1];
+    if (target < 0) return i;
+  }
+  return count - 1;
+}
+
+/** Shoppers who come back, kept for a while: regenerating a person is the costliest part of an order. */
+class PersonCache {
+  private readonly cache = new Map<number, DemoPerson>();
+
+  constructor(private readonly people: DemoPeople) {}
+
+  get(index: number): DemoPerson {
+    let person = this.cache.get(index);
+    if (!person) {
+      person = this.people.person('shopper', index);
+      if (this.cache.size >= PERSON_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(index, person);
+    }
+    return person;
+  }
+}
+
+const addressSnapshots = new WeakMap<DemoAddress, string>();
+
+/** The address as the order keeps it (JSON): a copy, so later edits of the address book do not rewrite history. */
+function shippingAddressJson(address: DemoAddress): string {
+  let snapshot = addressSnapshots.get(address);
+  if (snapshot === undefined) {
+    snapshot = JSON.stringify(snapshotOf(address));
+    addressSnapshots.set(address, snapshot);
+  }
+  return snapshot;
+}
+
+function snapshotOf(address: DemoAddress) {
+  return {
+    fullName: address.fullName,
+    phone: address.phone,
+    line1: address.line1,
+    line2: address.line2,
+    district: address.district,
+    city: address.city,
+    region: address.region,
+    postalCode: address.postalCode,
+    country: address.country,
+  };
+}
+
+function guestEmail(person: DemoPerson): string {
+  return `${person.emailLocal}@${person.emailDomain}`;
+}
+
+/** Sorted instants of a day's orders (or searches), by the day's hour-of-day curve, before the anchor. */
+function timesOfDay(rng: Random, day: DemoDay, count: number, anchor: number): number[] {
+  const times = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const hour = day.hours.draw(rng);
+    times[i] = Math.min(anchor - SECOND, day.start + hour * HOUR + Math.floor(rng() * 3600) * SECOND);
+  }
+  return Array.from(times.sort());
+}
+
+function emptyBatch(): ActivityBatch {
+  return { shoppers: [], addresses: [], orders: [], lines: [], payments: [], searches: [] };
+}
+
+/** How likely each product is to be in a basket on a day: Zipf-like popularity, seasons, launched products only. */
+class ProductDemand {
+  private readonly popularity: Float64Array;
+  private week = -1;
+  private readonly tables = new Map<string, WeightedTable<StoreProduct>>();
+
+  constructor(
+    private readonly products: StoreProduct[],
+    rng: Random,
+  ) {
+    const ranks = products.map((_, i) => i);
+    for (let i = ranks.length - 1; i > 0; i--) {
+      const j = Math.floor(rng() * (i + 1));
+      [ranks[i], ranks[j]] = [ranks[j], ranks[i]];
+    }
+    this.popularity = Float64Array.from(ranks, (rank) => 1 / (rank + POPULARITY_OFFSET) ** POPULARITY_EXPONENT);
+  }
+
+  /** Rebuilt weekly (launches) and when the seasons change. */
+  tableFor(day: DemoDay, dayIndex: number): WeightedTable<StoreProduct> {
+    const week = Math.floor(dayIndex / 7);
+    if (week !== this.week) {
+      this.week = week;
+      this.tables.clear();
+    }
+    const key = day.seasons.join(',');
+    let table = this.tables.get(key);
+    if (!table) {
+      const launched = this.products.some((product) => product.launchedAt <= day.start);
+      const weights = this.products.map((product, i) =>
+        launched && product.launchedAt > day.start ? 0 : this.popularity[i] * seasonalDemand(product, day.seasons),
+      );
+      table = new WeightedTable(this.products, weights);
+      this.tables.set(key, table);
+    }
+    return table;
+  }
+}
+
+function seasonalDemand(product: StoreProduct, seasons: Season[]): number {
+  let factor = 1;
+  for (const season of seasons) {
+    const demand = SEASONAL_DEMAND[season];
+    if (!demand) continue;
+    if (product.department !== null) factor *= demand[product.department] ?? 1;
+    if (product.category !== null && product.category !== product.department) factor *= demand[product.category] ?? 1;
+  }
+  return factor;
+}

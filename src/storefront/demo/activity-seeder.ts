@@ -1,0 +1,332 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type Kysely } from 'kysely';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { generateActivity, type ActivityBatch, type StoreContext, type StoreProduct } from './activity-generator.js';
+import { DAY, SECOND, windowStartOf } from './calendar.js';
+import { randomStream } from './random.js';
+import { buildQueryPool, type CatalogueWords } from './search-queries.js';
+
+export const DEFAULT_DEMO_ORDERS = 2000;
+export const MAX_DEMO_ORDERS = 5_000_000;
+const BATCH_ORDERS = 5000;
+/** Share of the catalogue already on sale when the demo history starts; the rest launches during it. */
+const LAUNCHED_BEFORE_WINDOW = 0.55;
+
+export interface ActivityCounts {
+  shoppers: number;
+  addresses: number;
+  orders: number;
+  orderLines: number;
+  payments: number;
+  searches: number;
+}
+
+export interface ActivityOptions {
+  seed: number;
+  orders: number;
+  /** The end of the history (default: the start of the current UTC day). */
+  anchor: Date;
+  onProgress?: (ordersWritten: number, ordersTotal: number) => void;
+}
+
+/** The store already has shoppers, orders or searches: demo activity is only written into a store without any. */
+export class StoreHasActivityError extends Error {
+  constructor(storeId: string) {
+    super(`store ${storeId} already has shoppers, orders or searches; demo activity is only seeded into a store without any`);
+  }
+}
+
+type Db = Kysely<unknown>;
+
+/**
+ * Writes generated shoppers, addresses, orders, payments and searches into one store, straight into
+ * the tables, all in one transaction (a failure leaves no activity behind). Batches are single
+ * multi-row statements over unnest()ed arrays; the next batch is generated while one is written.
+ */
+export class DemoActivitySeeder {
+  constructor(private readonly em: EntityManager) {}
+
+  async assertNoActivity(storeId: string, db: Db = this.em.getKysely() as unknown as Db): Promise<void> {
+    const { rows } = await sql<{ busy: boolean }>`
+      select exists (select 1 from orders where store_id = ${storeId})
+          or exists (select 1 from shoppers where store_id = ${storeId})
+          or exists (select 1 from searches where store_id = ${storeId}) as busy`.execute(db);
+    if (rows[0].busy) throw new StoreHasActivityError(storeId);
+  }
+
+  async seed(storeId: string, options: ActivityOptions): Promise<ActivityCounts> {
+    if (!Number.isSafeInteger(options.orders) || options.orders < 0 || options.orders > MAX_DEMO_ORDERS) {
+      throw new RangeError(`orders must be a whole number from 0 to ${MAX_DEMO_ORDERS}, got ${options.orders}`);
+    }
+    return this.em.fork().transactional(async (em) => {
+      const db = em.getKysely() as unknown as Db;
+      // JIT compiling these one-off statements costs more than running them.
+      await sql`set local jit = off`.execute(db);
+      // Two seeds of one store at once would both find it empty.
+      await sql`select id from stores where id = ${storeId} for update`.execute(db);
+      await this.assertNoActivity(storeId, db);
+      const context = await this.loadContext(db, storeId, options);
+      const { rows } = await sql<{ currency: string }>`select currency from stores where id = ${storeId}`.execute(db);
+      const currency = rows[0].currency;
+
+      const { rows: before } = await sql<{ rows: number }>`
+        select greatest(reltuples, 0)::float8 as rows from pg_class where oid = 'orders'::regclass`.execute(db);
+      await this.enterBulkMode(db);
+      const shopperIds = new Set<string>();
+      const pickupLocationIds = new Set(context.pickupLocations.map((location) => location.id));
+      const total: ActivityCounts = { shoppers: 0, addresses: 0, orders: 0, orderLines: 0, payments: 0, searches: 0 };
+      let writing: Promise<void> = Promise.resolve();
+      for (const batch of generateActivity(context, {
+        seed: options.seed,
+        orders: options.orders,
+        anchor: options.anchor,
+        batchSize: BATCH_ORDERS,
+      })) {
+        checkReferences(batch, shopperIds, pickupLocationIds);
+        await writing;
+        writing = this.write(db, storeId, currency, batch).then(() => {
+          total.shoppers += batch.shoppers.length;
+          total.addresses += batch.addresses.length;
+          total.orders += batch.orders.length;
+          total.orderLines += batch.lines.length;
+          total.payments += batch.payments.length;
+          total.searches += batch.searches.length;
+          options.onProgress?.(total.orders, options.orders);
+        });
+        // Let the statement go out before the next batch is generated, so both work at once.
+        await nextTurn();
+      }
+      await writing;
+      // A seed that changes the tables by more than autovacuum's 10% gets fresh statistics now, or the
+      // planner keeps its old guesses for the reports until autovacuum comes round.
+      if (total.orders > 0.1 * before[0].rows) await sql`analyze shoppers, addresses, orders, order_lines, payments, searches`.execute(db);
+      return total;
+    });
+  }
+
+  /**
+   * The store as the generator needs it. The catalogue's creation times are spread first: some products
+   * were on sale before the history starts, the others launch during it, and none sells before its launch.
+   */
+  private async loadContext(db: Db, storeId: string, options: ActivityOptions): Promise<StoreContext> {
+    const launches = await this.spreadLaunches(db, storeId, options.anchor);
+    const store = (
+      await sql<{ tax_rate_bps: number; prices_include_tax: boolean }>`
+        select tax_rate_bps, prices_include_tax from stores where id = ${storeId}`.execute(db)
+    ).rows[0];
+    const variants = await sql<{ id: string; price: number; product_id: string; category: string | null; department: string | null }>`
+      select v.id, v.price, v.product_id, c.slug as category, root.slug as department
+      from product_variants v
+      join products p on p.id = v.product_id
+      left join categories c on c.id = p.category_id
+      left join categories root on root.id = c.path[1]
+      where v.store_id = ${storeId} and p.status = 'active'
+      order by v.sku`.execute(db);
+    if (variants.rows.length === 0) throw new RangeError(`store ${storeId} has no active product to sell; seed a catalogue first`);
+    const products = new Map<string, StoreProduct>();
+    for (const row of variants.rows) {
+      let product = products.get(row.product_id);
+      if (!product) {
+        product = {
+          id: row.product_id,
+          launchedAt: launches.get(row.product_id)!,
+          department: row.department,
+          category: row.category,
+          variants: [],
+        };
+        products.set(row.product_id, product);
+      }
+      product.variants.push({ id: row.id, price: row.price });
+    }
+    const shippingMethods = await sql<{ code: string; price: number; free_over: number | null; min_days: number; max_days: number }>`
+      select code, price, free_over, min_days, max_days from shipping_methods
+      where store_id = ${storeId} and active order by position, code`.execute(db);
+    const pickupLocations = await sql<{ id: string; city: string; preparation_hours: number }>`
+      select id, city, preparation_hours from pickup_locations where store_id = ${storeId} and active order by position, code`.execute(db);
+
+    const queries = buildQueryPool(randomStream(options.seed, 5), await this.catalogueWords(db, storeId));
+    const normalized = [...new Set([...queries.en.items, ...queries.ar.items].map((query) => query.normalized))];
+    return {
+      tax: { taxRateBps: store.tax_rate_bps, pricesIncludeTax: store.prices_include_tax },
+      products: [...products.values()],
+      shippingMethods: shippingMethods.rows.map((m) => ({
+        code: m.code,
+        price: m.price,
+        freeOver: m.free_over,
+        minDays: m.min_days,
+        maxDays: m.max_days,
+      })),
+      pickupLocations: pickupLocations.rows.map((l) => ({ id: l.id, city: l.city, preparationHours: l.preparation_hours })),
+      queries,
+      resultCounts: await this.resultCounts(db, storeId, normalized),
+    };
+  }
+
+  /**
+   * Foreign keys are checked row by row by triggers, which costs more than the inserts themselves at a
+   * million orders. When the role may (superuser) and these tables have no trigger of their own, the
+   * triggers are switched off for this transaction only; every batch's references are checked before
+   * it is written instead (checkReferences, and the count of lines that found their variant).
+   */
+  private async enterBulkMode(db: Db): Promise<void> {
+    const { rows } = await sql<{ bulk: boolean }>`
+      select current_setting('is_superuser') = 'on' and not exists (
+        select 1 from pg_trigger where not tgisinternal
+          and tgrelid = any (array['shoppers', 'addresses', 'orders', 'order_lines', 'payments', 'searches']::regclass[])
+      ) as bulk`.execute(db);
+    if (rows[0].bulk) await sql`set local session_replication_role = replica`.execute(db);
+  }
+
+  /** Launch times in the catalogue's own order (oldest first), written back as the products' creation times. */
+  private async spreadLaunches(db: Db, storeId: string, anchor: Date): Promise<Map<string, number>> {
+    const { rows } = await sql<{ id: string }>`
+      select id from products where store_id = ${storeId} order by created_at, slug`.execute(db);
+    const windowStart = windowStartOf(anchor);
+    const before = Math.ceil(rows.length * LAUNCHED_BEFORE_WINDOW);
+    const launches = rows.map((_, i) => {
+      const at =
+        i < before
+          ? windowStart - 365 * DAY + (i / before) * 365 * DAY
+          : windowStart + ((i - before) / Math.max(1, rows.length - before)) * (anchor.getTime() - 7 * DAY - windowStart);
+      return Math.round(at / SECOND);
+    });
+    const ids = rows.map((row) => row.id);
+    await sql`
+      update products p set created_at = to_timestamp(l.at), updated_at = to_timestamp(l.at)
+      from unnest(${ids}::uuid[], ${launches}::float8[]) as l(id, at) where p.id = l.id`.execute(db);
+    await sql`
+      update product_variants v set created_at = p.created_at
+      from products p where p.id = v.product_id and p.store_id = ${storeId}`.execute(db);
+    return new Map(ids.map((id, i) => [id, launches[i] * SECOND]));
+  }
+
+  private async catalogueWords(db: Db, storeId: string): Promise<CatalogueWords> {
+    const products = await sql<{ name_en: string; name_ar: string; brand_en: string | null; brand_ar: string | null }>`
+      select p.name_en, p.name_ar, b.name_en as brand_en, b.name_ar as brand_ar
+      from products p left join brands b on b.id = p.brand_id
+      where p.store_id = ${storeId} and p.status = 'active' order by p.slug`.execute(db);
+    const categories = await sql<{ name_en: string; name_ar: string }>`
+      select name_en, name_ar from categories where store_id = ${storeId} order by slug`.execute(db);
+    const brands = await sql<{ name_en: string; name_ar: string }>`
+      select name_en, name_ar from brands where store_id = ${storeId} order by slug`.execute(db);
+    return {
+      products: products.rows.map((p) => ({ nameEn: p.name_en, nameAr: p.name_ar, brandEn: p.brand_en, brandAr: p.brand_ar })),
+      categories: categories.rows.map((c) => ({ en: c.name_en, ar: c.name_ar })),
+      brands: brands.rows.map((b) => ({ en: b.name_en, ar: b.name_ar })),
+    };
+  }
+
+  /**
+   * How many active products each normalised query finds in this catalogue: every word of the query
+   * appears in the product's names, its brand's or its categories' (with their parents), folded like the query.
+   */
+  /** What the store's own search matches for each query (full-text, before any spelling correction). */
+  private async resultCounts(db: Db, storeId: string, queries: string[]): Promise<Map<string, number>> {
+    const { rows } = await sql<{ query: string; count: number }>`
+      select q.query, (select count(*) from product_search ps
+                       where ps.store_id = ${storeId} and ps.document @@ search_tsquery(normalize_search_text(q.query)))::int as count
+      from (select distinct query from unnest(${queries}::text[]) as query) q`.execute(db);
+    return new Map(rows.map((row) => [row.query, row.count]));
+  }
+
+  /** One batch in one statement (one round trip): its rows reference each other, and foreign keys are checked at its end. */
+  private async write(db: Db, storeId: string, currency: string, batch: ActivityBatch): Promise<void> {
+    const { shoppers, addresses, orders, lines, payments, searches } = batch;
+    const of = <T, V>(rows: T[], pick: (row: T) => V): V[] => rows.map(pick);
+    const { rows } = await sql<{ lines: string }>`
+      with new_shoppers as (
+        insert into shoppers (id, store_id, email, email_normalized, first_name, last_name, phone, locale, marketing_opt_in,
+                              email_verified_at, created_at, updated_at)
+        select s.id, ${storeId}, s.email, s.email, s.first_name, s.last_name, s.phone, s.locale, s.opt_in,
+               to_timestamp(s.verified_at), to_timestamp(s.created_at), to_timestamp(s.created_at)
+        from unnest(${of(shoppers, (s) => s.id)}::uuid[], ${of(shoppers, (s) => s.email)}::text[], ${of(shoppers, (s) => s.firstName)}::text[],
+                    ${of(shoppers, (s) => s.lastName)}::text[], ${of(shoppers, (s) => s.phone)}::text[], ${of(shoppers, (s) => s.locale)}::text[],
+                    ${of(shoppers, (s) => s.marketingOptIn)}::boolean[], ${of(shoppers, (s) => s.emailVerifiedAt)}::float8[],
+                    ${of(shoppers, (s) => s.createdAt)}::float8[])
+          as s(id, email, first_name, last_name, phone, locale, opt_in, verified_at, created_at)
+      ), new_addresses as (
+        insert into addresses (store_id, shopper_id, label, full_name, phone, line1, line2, district, city, region, postal_code, country,
+                               is_default_shipping, created_at, updated_at)
+        select ${storeId}, a.shopper_id, a.label, a.full_name, a.phone, a.line1, a.line2, a.district, a.city, a.region, a.postal_code, a.country,
+               a.is_default, to_timestamp(a.created_at), to_timestamp(a.created_at)
+        from unnest(${of(addresses, (a) => a.shopperId)}::uuid[], ${of(addresses, (a) => a.label)}::text[], ${of(addresses, (a) => a.fullName)}::text[],
+                    ${of(addresses, (a) => a.phone)}::text[], ${of(addresses, (a) => a.line1)}::text[], ${of(addresses, (a) => a.line2)}::text[],
+                    ${of(addresses, (a) => a.district)}::text[], ${of(addresses, (a) => a.city)}::text[], ${of(addresses, (a) => a.region)}::text[],
+                    ${of(addresses, (a) => a.postalCode)}::text[], ${of(addresses, (a) => a.country)}::text[], ${of(addresses, (a) => a.isDefault)}::boolean[],
+                    ${of(addresses, (a) => a.createdAt)}::float8[])
+          as a(shopper_id, label, full_name, phone, line1, line2, district, city, region, postal_code, country, is_default, created_at)
+      ), new_orders as (
+        insert into orders (id, store_id, shopper_id, email, locale, currency, status, payment_method, payment_status, fulfilment_type,
+                            fulfilment_status, shipping_method_code, shipping_address, pickup_location_id, item_count, subtotal, shipping_total,
+                            tax_total, total, refunded_total, prices_include_tax, promised_by, placed_at, paid_at, shipped_at, ready_at,
+                            delivered_at, cancelled_at, refunded_at)
+        select o.id, ${storeId}, o.shopper_id, o.email, o.locale, ${currency}, o.status, o.payment_method, o.payment_status, o.fulfilment_type,
+               o.fulfilment_status, o.shipping_method_code, o.shipping_address::jsonb, o.pickup_location_id, o.item_count, o.subtotal,
+               o.shipping_total, o.tax_total, o.total, o.refunded_total, s.prices_include_tax, to_timestamp(o.promised_by),
+               to_timestamp(o.placed_at), to_timestamp(o.paid_at), to_timestamp(o.shipped_at), to_timestamp(o.ready_at),
+               to_timestamp(o.delivered_at), to_timestamp(o.cancelled_at), to_timestamp(o.refunded_at)
+        from unnest(${of(orders, (o) => o.id)}::uuid[], ${of(orders, (o) => o.shopperId)}::uuid[], ${of(orders, (o) => o.email)}::text[],
+                    ${of(orders, (o) => o.locale)}::text[], ${of(orders, (o) => o.status)}::text[], ${of(orders, (o) => o.paymentMethod)}::text[],
+                    ${of(orders, (o) => o.paymentStatus)}::text[], ${of(orders, (o) => o.fulfilmentType)}::text[],
+                    ${of(orders, (o) => o.fulfilmentStatus)}::text[], ${of(orders, (o) => o.shippingMethodCode)}::text[],
+                    ${of(orders, (o) => o.shippingAddress)}::text[], ${of(orders, (o) => o.pickupLocationId)}::uuid[],
+                    ${of(orders, (o) => o.itemCount)}::int[], ${of(orders, (o) => o.subtotal)}::int[], ${of(orders, (o) => o.shippingTotal)}::int[],
+                    ${of(orders, (o) => o.taxTotal)}::int[], ${of(orders, (o) => o.total)}::int[], ${of(orders, (o) => o.refundedTotal)}::int[],
+                    ${of(orders, (o) => o.promisedBy)}::float8[], ${of(orders, (o) => o.placedAt)}::float8[], ${of(orders, (o) => o.paidAt)}::float8[],
+                    ${of(orders, (o) => o.shippedAt)}::float8[], ${of(orders, (o) => o.readyAt)}::float8[], ${of(orders, (o) => o.deliveredAt)}::float8[],
+                    ${of(orders, (o) => o.cancelledAt)}::float8[], ${of(orders, (o) => o.refundedAt)}::float8[]) with ordinality
+          as o(id, shopper_id, email, locale, status, payment_method, payment_status, fulfilment_type, fulfilment_status, shipping_method_code,
+               shipping_address, pickup_location_id, item_count, subtotal, shipping_total, tax_total, total, refunded_total, promised_by,
+               placed_at, paid_at, shipped_at, ready_at, delivered_at, cancelled_at, refunded_at, position)
+        cross join stores s where s.id = ${storeId}
+        -- order numbers follow the time the orders were placed
+        order by o.position
+      ), new_lines as (
+        insert into order_lines (store_id, order_id, product_id, variant_id, category_id, brand_id, sku, product_name_en, product_name_ar,
+                                 options, quantity, unit_price, line_total, tax_amount, returned_quantity, position)
+        select ${storeId}, l.order_id, p.id, v.id, p.category_id, p.brand_id, v.sku, p.name_en, p.name_ar, v.options, l.quantity,
+               l.unit_price, l.line_total, l.tax_amount, l.returned_quantity, l.position
+        from unnest(${of(lines, (l) => l.orderId)}::uuid[], ${of(lines, (l) => l.variantId)}::uuid[], ${of(lines, (l) => l.quantity)}::int[],
+                    ${of(lines, (l) => l.unitPrice)}::int[], ${of(lines, (l) => l.lineTotal)}::int[], ${of(lines, (l) => l.taxAmount)}::int[],
+                    ${of(lines, (l) => l.returnedQuantity)}::int[], ${of(lines, (l) => l.position)}::int[])
+          as l(order_id, variant_id, quantity, unit_price, line_total, tax_amount, returned_quantity, position)
+        join product_variants v on v.id = l.variant_id
+        join products p on p.id = v.product_id
+        returning 1
+      ), new_payments as (
+        insert into payments (store_id, order_id, provider, method, status, amount, currency, provider_reference, created_at, updated_at)
+        select ${storeId}, p.order_id, p.provider, p.method, p.status, p.amount, ${currency}, p.reference, to_timestamp(p.created_at),
+               to_timestamp(p.updated_at)
+        from unnest(${of(payments, (p) => p.orderId)}::uuid[], ${of(payments, (p) => p.provider)}::text[], ${of(payments, (p) => p.method)}::text[],
+                    ${of(payments, (p) => p.status)}::text[], ${of(payments, (p) => p.amount)}::int[], ${of(payments, (p) => p.reference)}::text[],
+                    ${of(payments, (p) => p.createdAt)}::float8[], ${of(payments, (p) => p.updatedAt)}::float8[])
+          as p(order_id, provider, method, status, amount, reference, created_at, updated_at)
+      ), new_searches as (
+        insert into searches (store_id, shopper_id, query, normalized_query, locale, result_count, created_at)
+        select ${storeId}, q.shopper_id, q.query, left(normalize_search_text(q.query), 200), q.locale, q.result_count, to_timestamp(q.created_at)
+        from unnest(${of(searches, (q) => q.shopperId)}::uuid[], ${of(searches, (q) => q.query)}::text[],
+                    ${of(searches, (q) => q.locale)}::text[], ${of(searches, (q) => q.resultCount)}::int[], ${of(searches, (q) => q.createdAt)}::float8[])
+          as q(shopper_id, query, locale, result_count, created_at)
+      )
+      -- every data-modifying part runs to completion whether or not it is read
+      select count(*) as lines from new_lines`.execute(db);
+    if (Number(rows[0].lines) !== lines.length)
+      throw new Error(`${lines.length - Number(rows[0].lines)} order lines found no variant of store ${storeId}`);
+  }
+}
+
+/** What the foreign keys check, for a batch about to be written (possibly without their triggers). */
+function checkReferences(batch: ActivityBatch, shopperIds: Set<string>, pickupLocationIds: Set<string>): void {
+  for (const shopper of batch.shoppers) shopperIds.add(shopper.id);
+  const orderIds = new Set(batch.orders.map((order) => order.id));
+  const shopper = (id: string | null) => id === null || shopperIds.has(id);
+  const dangling =
+    batch.addresses.some((address) => !shopperIds.has(address.shopperId)) ||
+    batch.orders.some(
+      (order) => !shopper(order.shopperId) || (order.pickupLocationId !== null && !pickupLocationIds.has(order.pickupLocationId)),
+    ) ||
+    batch.lines.some((line) => !orderIds.has(line.orderId)) ||
+    batch.payments.some((payment) => !orderIds.has(payment.orderId)) ||
+    batch.searches.some((search) => !shopper(search.shopperId));
+  if (dangling) throw new Error('a batch of demo activity refers to a row that is not written before it');
+}

@@ -1,0 +1,423 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CatalogueNotEmptyError } from '../../src/storefront/catalogue/catalogue-seeder.js';
+import { DemoStoreService } from '../../src/storefront/catalogue/demo-store.service.js';
+import { StoreHasActivityError } from '../../src/storefront/demo/activity-seeder.js';
+import { StoreService } from '../../src/stores/store.service.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const ANCHOR = new Date('2026-11-21T00:00:00Z');
+const WINDOW_START = new Date('2025-05-21T00:00:00Z');
+const ORDERS = 1500;
+const PRODUCTS = 120;
+const DAY = 86_400_000;
+
+type Row = Record<string, any>;
+
+describe('demo seed: shoppers, orders and searches (issue 3)', () => {
+  let t: TestApp;
+  let db: pg.Pool;
+  /** a and b: the same seed; c: another seed. */
+  let a: string;
+  let b: string;
+  let c: string;
+
+  const rows = async <T = Row>(text: string, values: unknown[] = []): Promise<T[]> => (await db.query(text, values)).rows as T[];
+  const one = async <T = Row>(text: string, values: unknown[] = []): Promise<T> => (await rows<T>(text, values))[0];
+  const newStore = async () => (await t.app.get(StoreService).create(`Demo ${Math.random().toString(36).slice(2, 8)}`)).store.id;
+  const seed = (storeId: string, seedNumber: number) =>
+    t.app.get(DemoStoreService).seed(storeId, { seed: seedNumber, orders: ORDERS, productCount: PRODUCTS, anchor: ANCHOR });
+
+  /** Everything seeded into a store, without its ids: equal for equal seeds. */
+  const fingerprint = (storeId: string) =>
+    one<{ orders: string; shoppers: string; searches: string }>(
+      `select
+         (select md5(string_agg(concat_ws('|', o.email, o.locale, o.status, o.payment_method, o.payment_status, o.fulfilment_type,
+                  o.fulfilment_status, o.shipping_method_code, o.shipping_address::text, o.item_count, o.subtotal, o.shipping_total,
+                  o.tax_total, o.total, o.refunded_total, o.placed_at, o.paid_at, o.shipped_at, o.ready_at, o.delivered_at,
+                  o.cancelled_at, o.refunded_at, o.promised_by, lines.text, pays.text), ';' order by o.number))
+          from orders o
+          cross join lateral (select string_agg(concat_ws(',', l.sku, l.quantity, l.unit_price, l.line_total, l.tax_amount, l.returned_quantity),
+                                                ',' order by l.position) as text from order_lines l where l.order_id = o.id) lines
+          cross join lateral (select string_agg(concat_ws(',', p.method, p.status, p.amount, p.created_at, p.updated_at), ',' order by p.created_at, p.status)
+                                as text from payments p where p.order_id = o.id) pays
+          where o.store_id = $1) as orders,
+         (select md5(string_agg(concat_ws('|', s.email, s.first_name, s.last_name, s.phone, s.locale, s.marketing_opt_in, s.email_verified_at,
+                  s.created_at, addresses.text), ';' order by s.email))
+          from shoppers s
+          cross join lateral (select string_agg(concat_ws(',', a.label, a.line1, a.line2, a.district, a.city, a.country, a.is_default_shipping),
+                                                ',' order by a.created_at, a.label) as text from addresses a where a.shopper_id = s.id) addresses
+          where s.store_id = $1) as shoppers,
+         (select md5(string_agg(concat_ws('|', q.query, q.normalized_query, q.locale, q.result_count, q.created_at, s.email), ';'
+                  order by q.created_at, q.query, s.email))
+          from searches q left join shoppers s on s.id = q.shopper_id where q.store_id = $1) as searches`,
+      [storeId],
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 2 });
+    [a, b, c] = [await newStore(), await newStore(), await newStore()];
+    await seed(a, 7);
+    await seed(b, 7);
+    await seed(c, 8);
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.end();
+    await t?.close();
+  });
+
+  it('is deterministic: the same seed gives the same data, another seed other data', async () => {
+    const [fa, fb, fc] = [await fingerprint(a), await fingerprint(b), await fingerprint(c)];
+    expect(fa.orders).toBeTruthy();
+    expect(fb).toEqual(fa);
+    expect(fc.orders).not.toBe(fa.orders);
+    expect(fc.shoppers).not.toBe(fa.shoppers);
+    expect(fc.searches).not.toBe(fa.searches);
+  });
+
+  it('writes the counts it reports, with about one shopper for every 2 to 4 orders', async () => {
+    const counts = await one(
+      `select (select count(*)::int from orders where store_id = $1) as orders,
+              (select count(*)::int from shoppers where store_id = $1) as shoppers,
+              (select count(*)::int from searches where store_id = $1) as searches`,
+      [a],
+    );
+    expect(counts.orders).toBe(ORDERS);
+    expect(counts.shoppers).toBeGreaterThan(ORDERS / 4);
+    expect(counts.shoppers).toBeLessThan(ORDERS / 2);
+    expect(counts.searches).toBeGreaterThan(ORDERS);
+  });
+
+  it('numbers orders in the order they were placed', async () => {
+    const out = await one(
+      `select count(*)::int as inversions from (
+         select placed_at, lag(placed_at) over (order by number) as previous from orders where store_id = $1) x
+       where placed_at < previous`,
+      [a],
+    );
+    expect(out.inversions).toBe(0);
+  });
+
+  it('computes totals like checkout: VAT included in prices, half-up per line and on shipping, free shipping over the threshold', async () => {
+    const lines = await one(
+      `select count(*)::int as lines,
+              count(*) filter (where l.line_total <> l.unit_price * l.quantity)::int as wrong_total,
+              count(*) filter (where l.tax_amount <> floor((2 * l.line_total::bigint * 1500 + 11500) / (2 * 11500)))::int as wrong_tax,
+              count(*) filter (where l.unit_price <> v.price or l.sku <> v.sku or l.product_id <> v.product_id)::int as not_the_variant
+       from order_lines l join product_variants v on v.id = l.variant_id where l.store_id = $1`,
+      [a],
+    );
+    expect(lines.lines).toBeGreaterThan(ORDERS);
+    expect(lines).toMatchObject({ wrong_total: 0, wrong_tax: 0, not_the_variant: 0 });
+
+    const orders = await one(
+      `with sums as (
+         select order_id, sum(line_total) as subtotal, sum(tax_amount) as tax, sum(quantity) as items, count(*) as lines
+         from order_lines where store_id = $1 group by order_id)
+       select count(*)::int as orders,
+              count(*) filter (where s.lines not between 1 and 5)::int as wrong_line_count,
+              count(*) filter (where o.subtotal <> s.subtotal or o.item_count <> s.items)::int as wrong_subtotal,
+              count(*) filter (where o.total <> o.subtotal + o.shipping_total or o.discount_total <> 0)::int as wrong_total,
+              count(*) filter (where o.tax_total <> s.tax + floor((2 * o.shipping_total::bigint * 1500 + 11500) / (2 * 11500)))::int as wrong_tax,
+              count(*) filter (where o.fulfilment_type = 'pickup' and (o.shipping_total <> 0 or o.pickup_location_id is null
+                                 or o.shipping_address is not null))::int as wrong_pickup,
+              count(*) filter (where o.fulfilment_type = 'delivery' and (o.shipping_address is null or o.shipping_total <>
+                                 case when m.free_over is not null and o.subtotal >= m.free_over then 0 else m.price end))::int as wrong_shipping,
+              count(*) filter (where o.refunded_total < 0 or o.refunded_total > o.total)::int as wrong_refund,
+              count(*) filter (where o.currency <> 'SAR' or not o.prices_include_tax or o.session_id is not null)::int as wrong_settings,
+              count(*) filter (where o.shipping_total = 0 and o.fulfilment_type = 'delivery')::int as free_deliveries
+       from orders o join sums s on s.order_id = o.id
+       left join shipping_methods m on m.store_id = o.store_id and m.code = o.shipping_method_code
+       where o.store_id = $1`,
+      [a],
+    );
+    expect(orders).toMatchObject({
+      orders: ORDERS,
+      wrong_line_count: 0,
+      wrong_subtotal: 0,
+      wrong_total: 0,
+      wrong_tax: 0,
+      wrong_pickup: 0,
+      wrong_shipping: 0,
+      wrong_refund: 0,
+      wrong_settings: 0,
+    });
+    expect(orders.free_deliveries).toBeGreaterThan(0);
+
+    const payments = await one(
+      `select count(*) filter (where o.paid_at is not null and coalesce(captured.amount, 0) <> o.total)::int as wrong_capture,
+              count(*) filter (where o.paid_at is null and captured.amount is not null)::int as captured_unpaid,
+              count(*) filter (where coalesce(refunded.amount, 0) <> o.refunded_total)::int as wrong_refund,
+              count(*) filter (where main.count <> 1 or main.method <> o.payment_method)::int as wrong_payment_row
+       from orders o
+       left join lateral (select sum(amount) as amount from payments p where p.order_id = o.id and p.status = 'captured') captured on true
+       left join lateral (select sum(amount) as amount from payments p where p.order_id = o.id and p.status = 'refunded') refunded on true
+       left join lateral (select count(*) as count, min(method) as method from payments p where p.order_id = o.id and p.status <> 'refunded') main on true
+       where o.store_id = $1`,
+      [a],
+    );
+    expect(payments).toEqual({ wrong_capture: 0, captured_unpaid: 0, wrong_refund: 0, wrong_payment_row: 0 });
+  });
+
+  it('keeps every order life in time order, with states that fit the time', async () => {
+    const out = await one(
+      `select
+         count(*) filter (where not (o.placed_at <= coalesce(o.paid_at, o.placed_at)
+                                     and o.placed_at <= coalesce(o.shipped_at, o.ready_at, o.delivered_at, o.placed_at)
+                                     and coalesce(o.shipped_at, o.ready_at, o.placed_at) <= coalesce(o.delivered_at, 'infinity')
+                                     and coalesce(o.delivered_at, o.cancelled_at, o.placed_at) <= coalesce(o.refunded_at, 'infinity')))::int as out_of_order,
+         count(*) filter (where o.payment_method = 'card' and o.paid_at > o.placed_at + interval '2 minutes')::int as card_paid_late,
+         count(*) filter (where o.payment_method = 'card' and o.paid_at > coalesce(o.shipped_at, o.ready_at, 'infinity'))::int as card_paid_after_shipping,
+         count(*) filter (where o.payment_method = 'cash_on_delivery' and o.paid_at is distinct from o.delivered_at)::int as cash_not_at_delivery,
+         count(*) filter (where greatest(o.placed_at, o.paid_at, o.shipped_at, o.ready_at, o.delivered_at, o.cancelled_at, o.refunded_at) > $2)::int as future,
+         count(*) filter (where (o.status = 'completed') <> (o.delivered_at is not null))::int as completed_mismatch,
+         count(*) filter (where (o.status = 'cancelled') <> (o.cancelled_at is not null))::int as cancelled_mismatch,
+         count(*) filter (where o.status = 'cancelled' and (o.shipped_at is not null or o.ready_at is not null or o.fulfilment_status <> 'cancelled'
+                                  or o.payment_status not in ('voided', 'refunded')))::int as bad_cancel,
+         count(*) filter (where o.status = 'open' and o.fulfilment_status not in ('unfulfilled', 'shipped', 'ready_for_pickup'))::int as bad_open,
+         count(*) filter (where o.fulfilment_type = 'delivery' and (o.ready_at is not null or o.shipping_method_code is null
+                                  or o.promised_by <> o.placed_at + make_interval(days => m.max_days))
+                            or o.fulfilment_type = 'pickup' and (o.shipped_at is not null or o.shipping_method_code is not null
+                                  or o.promised_by <> o.placed_at + make_interval(hours => pl.preparation_hours)))::int as bad_promise,
+         count(*) filter (where o.status = 'open' and o.placed_at < $2::timestamptz - interval '14 days')::int as old_open,
+         count(*) filter (where o.status = 'open')::int as open
+       from orders o
+       left join shipping_methods m on m.store_id = o.store_id and m.code = o.shipping_method_code
+       left join pickup_locations pl on pl.id = o.pickup_location_id
+       where o.store_id = $1`,
+      [a, ANCHOR],
+    );
+    expect(out).toMatchObject({
+      out_of_order: 0,
+      card_paid_late: 0,
+      card_paid_after_shipping: 0,
+      cash_not_at_delivery: 0,
+      future: 0,
+      completed_mismatch: 0,
+      cancelled_mismatch: 0,
+      bad_cancel: 0,
+      bad_open: 0,
+      bad_promise: 0,
+      old_open: 0,
+    });
+    // The last days' orders are still on their way.
+    expect(out.open).toBeGreaterThan(0);
+
+    const shoppers = await one(
+      `select count(*) filter (where s.created_at > first.placed_at)::int as signed_up_after_ordering,
+              count(*) filter (where s.email_verified_at < s.created_at)::int as verified_before_signing_up,
+              count(*) filter (where s.created_at > $2)::int as future
+       from shoppers s left join lateral (select min(placed_at) as placed_at from orders o where o.shopper_id = s.id) first on true
+       where s.store_id = $1`,
+      [a, ANCHOR],
+    );
+    expect(shoppers).toEqual({ signed_up_after_ordering: 0, verified_before_signing_up: 0, future: 0 });
+  });
+
+  it('spreads orders and searches over the 18 months before the anchor', async () => {
+    for (const table of ['orders', 'searches']) {
+      const column = table === 'orders' ? 'placed_at' : 'created_at';
+      const span = await one(`select min(${column}) as first, max(${column}) as last from ${table} where store_id = $1`, [a]);
+      expect(span.first.getTime()).toBeGreaterThanOrEqual(WINDOW_START.getTime());
+      expect(span.first.getTime()).toBeLessThan(WINDOW_START.getTime() + 3 * DAY);
+      expect(span.last.getTime()).toBeLessThan(ANCHOR.getTime());
+      expect(span.last.getTime()).toBeGreaterThan(ANCHOR.getTime() - 2 * DAY);
+    }
+    const months = await rows(
+      `select date_trunc('month', placed_at) as month, count(*)::int as orders from orders where store_id = $1 group by 1 order by 1`,
+      [a],
+    );
+    expect(months).toHaveLength(19);
+    // Growth: the last full quarter sells clearly more than the first one.
+    const quarter = (list: Row[]) => list.reduce((sum, month) => sum + month.orders, 0);
+    expect(quarter(months.slice(-4, -1))).toBeGreaterThan(1.4 * quarter(months.slice(1, 4)));
+  });
+
+  it('shows the seasons: Ramadan, the mega sales, Thursday and Friday, the evening', async () => {
+    const weeks = await rows<{ week: Date; orders: number }>(
+      `select date_trunc('week', placed_at at time zone 'Asia/Riyadh') as week, count(*)::int as orders
+       from orders where store_id = $1 group by 1 order by 1`,
+      [a],
+    );
+    const full = weeks.slice(1, -1).map((week) => week.orders);
+    const median = [...full].sort((x, y) => x - y)[Math.floor(full.length / 2)];
+    // Ramadan 1447: 18 February to 19 March 2026.
+    const ramadan = weeks.filter((week) => week.week >= new Date('2026-02-16') && week.week < new Date('2026-03-16'));
+    expect(ramadan).toHaveLength(4);
+    for (const week of ramadan) expect(week.orders, week.week.toISOString()).toBeGreaterThan(median);
+    expect(Math.max(...full) / median).toBeGreaterThan(1.5);
+
+    const days = await one(
+      `with daily as (select (placed_at at time zone 'Asia/Riyadh')::date as day, count(*) as orders from orders where store_id = $1 group by 1)
+       select (select avg(orders) from daily where day in ('2025-11-11', '2025-11-28', '2025-11-29', '2025-11-30', '2025-12-01')) as sales,
+              (select percentile_cont(0.5) within group (order by orders) from daily where day between '2025-10-01' and '2026-01-31') as median`,
+      [a],
+    );
+    expect(Number(days.sales)).toBeGreaterThan(1.5 * Number(days.median));
+
+    const rhythm = await one(
+      `select count(*) filter (where extract(dow from placed_at at time zone 'Asia/Riyadh') in (4, 5))::float / count(*) as thursday_friday,
+              count(*) filter (where extract(hour from placed_at at time zone 'Asia/Riyadh') between 19 and 23)::float / count(*) as evening,
+              count(*) filter (where extract(hour from placed_at at time zone 'Asia/Riyadh') between 3 and 6)::float / count(*) as small_hours
+       from orders where store_id = $1`,
+      [a],
+    );
+    expect(rhythm.thursday_friday).toBeGreaterThan(2 / 7 + 0.02);
+    expect(rhythm.evening).toBeGreaterThan(0.3);
+    expect(rhythm.small_hours).toBeLessThan(0.04);
+  });
+
+  it('has believable returns, late deliveries, cancellations and payment and delivery mixes', async () => {
+    const out = await one(
+      `select count(*) filter (where status = 'completed')::float as completed,
+              count(*) filter (where status = 'completed' and exists (
+                select 1 from order_lines l where l.order_id = o.id and l.returned_quantity > 0)) as returned,
+              count(*) filter (where status = 'completed' and (delivered_at > promised_by and fulfilment_type = 'delivery'
+                                 or ready_at > promised_by and fulfilment_type = 'pickup')) as late,
+              count(*) filter (where status = 'cancelled')::float / count(*) as cancelled,
+              count(*) filter (where payment_method = 'cash_on_delivery')::float / count(*) as cash,
+              count(*) filter (where fulfilment_type = 'pickup')::float / count(*) as pickup,
+              count(*) filter (where shopper_id is null)::float / count(*) as guests,
+              count(*) filter (where payment_status = 'partially_refunded') as partial,
+              count(*) filter (where payment_status = 'refunded' and status = 'completed') as full,
+              count(*) filter (where refunded_total > 0 and refunded_at is null) as refund_without_time
+       from orders o where store_id = $1`,
+      [a],
+    );
+    expect(out.returned / out.completed).toBeGreaterThanOrEqual(0.05);
+    expect(out.returned / out.completed).toBeLessThanOrEqual(0.08);
+    expect(out.late / out.completed).toBeGreaterThanOrEqual(0.08);
+    expect(out.late / out.completed).toBeLessThanOrEqual(0.12);
+    expect(out.cancelled).toBeGreaterThan(0.015);
+    expect(out.cancelled).toBeLessThan(0.045);
+    expect(out.cash).toBeGreaterThan(0.3);
+    expect(out.cash).toBeLessThan(0.55);
+    expect(out.pickup).toBeGreaterThan(0.05);
+    expect(out.pickup).toBeLessThan(0.25);
+    expect(out.guests).toBeGreaterThan(0.05);
+    expect(out.guests).toBeLessThan(0.2);
+    expect(Number(out.partial)).toBeGreaterThan(0);
+    expect(Number(out.full)).toBeGreaterThan(0);
+    expect(Number(out.refund_without_time)).toBe(0);
+  });
+
+  it('has shoppers like a real store: a long tail of buyers, both languages, 1 to 3 addresses with one default', async () => {
+    const buyers = await one(
+      `with per as (select shopper_id, count(*) as orders from orders where store_id = $1 and shopper_id is not null group by 1)
+       select count(*) as buyers, count(*) filter (where orders = 1)::float / count(*) as once, max(orders) as most,
+              (select sum(orders) from (select orders from per order by orders desc limit greatest(1, (select count(*) from per) / 20)) top)::float
+                / (select sum(orders) from per) as top_twentieth_share
+       from per`,
+      [a],
+    );
+    expect(buyers.once).toBeGreaterThan(0.5);
+    expect(buyers.once).toBeLessThan(0.8);
+    expect(Number(buyers.most)).toBeGreaterThanOrEqual(6);
+    expect(buyers.top_twentieth_share).toBeGreaterThan(0.15);
+
+    const people = await one(
+      `select count(*) filter (where locale = 'ar')::float / count(*) as arabic,
+              count(*) filter (where marketing_opt_in)::float / count(*) as opted_in,
+              count(*) filter (where locale = 'ar' and first_name ~ '[\u0600-\u06FF]')::float / nullif(count(*) filter (where locale = 'ar'), 0) as arabic_names,
+              count(*) filter (where email <> email_normalized or email !~ '^[a-z0-9._]+@[a-z]+\\.example$')::int as odd_emails
+       from shoppers where store_id = $1`,
+      [a],
+    );
+    expect(people.arabic).toBeGreaterThan(0.5);
+    expect(people.arabic).toBeLessThan(0.8);
+    expect(people.opted_in).toBeGreaterThan(0.2);
+    expect(people.opted_in).toBeLessThan(0.6);
+    expect(people.arabic_names).toBeGreaterThan(0.9);
+    expect(people.odd_emails).toBe(0);
+
+    const addresses = await one(
+      `select count(*) filter (where n not between 1 and 3)::int as wrong_count, count(*) filter (where defaults <> 1)::int as wrong_default,
+              count(distinct city)::int as cities, count(*) filter (where country <> 'SA')::int as gulf
+       from (select s.id, count(a.id) as n, count(a.id) filter (where a.is_default_shipping) as defaults, min(a.city) as city, min(a.country) as country
+             from shoppers s left join addresses a on a.shopper_id = s.id where s.store_id = $1 group by s.id) x`,
+      [a],
+    );
+    expect(addresses).toMatchObject({ wrong_count: 0, wrong_default: 0 });
+    expect(addresses.cities).toBeGreaterThan(10);
+    expect(addresses.gulf).toBeGreaterThan(0);
+  });
+
+  it('logs searches in both languages, with typos, zero-result queries and result counts of this catalogue', async () => {
+    const out = await one(
+      `select count(*) filter (where locale = 'ar')::float / count(*) as arabic,
+              count(*) filter (where result_count = 0)::float / count(*) as zero,
+              count(*) filter (where shopper_id is not null)::float / count(*) as by_shoppers,
+              count(distinct normalized_query)::int as distinct_queries,
+              count(*) filter (where normalized_query <> lower(btrim(normalized_query)))::int as not_normalized
+       from searches where store_id = $1`,
+      [a],
+    );
+    expect(out.arabic).toBeGreaterThan(0.45);
+    expect(out.arabic).toBeLessThan(0.8);
+    expect(out.zero).toBeGreaterThan(0.04);
+    expect(out.zero).toBeLessThan(0.25);
+    expect(out.by_shoppers).toBeGreaterThan(0.2);
+    expect(out.distinct_queries).toBeGreaterThan(100);
+    expect(out.not_normalized).toBe(0);
+
+    // A brand's name finds that brand's products (no product of another brand carries the name).
+    const brands = await rows(
+      `select q.normalized_query, min(q.result_count) as logged, max(q.result_count) as logged_max,
+              (select count(*) from products p where p.brand_id = b.id and p.status = 'active')::int as actual
+       from searches q join brands b on b.store_id = q.store_id and lower(b.name_en) = q.normalized_query
+       where q.store_id = $1 group by q.normalized_query, b.id`,
+      [a],
+    );
+    expect(brands.length).toBeGreaterThan(3);
+    for (const brand of brands) expect([brand.logged, brand.logged_max], brand.normalized_query).toEqual([brand.actual, brand.actual]);
+  });
+
+  it('keeps every store to itself: lines of its own variants, rows of its own shoppers and orders', async () => {
+    const out = await one(
+      `select
+         (select count(*) from order_lines l join orders o on o.id = l.order_id where o.store_id = $1
+            and (l.store_id <> o.store_id or l.variant_id is null
+                 or not exists (select 1 from product_variants v where v.id = l.variant_id and v.store_id = o.store_id)))::int as foreign_lines,
+         (select count(*) from orders o join shoppers s on s.id = o.shopper_id where o.store_id = $1 and s.store_id <> o.store_id)::int as foreign_buyers,
+         (select count(*) from orders o join shoppers s on s.id = o.shopper_id where o.store_id = $1 and s.email <> o.email)::int as wrong_emails,
+         (select count(*) from orders o join pickup_locations l on l.id = o.pickup_location_id where o.store_id = $1 and l.store_id <> o.store_id)::int as foreign_pickups,
+         (select count(*) from addresses a join shoppers s on s.id = a.shopper_id where s.store_id = $1 and a.store_id <> s.store_id)::int as foreign_addresses,
+         (select count(*) from payments p join orders o on o.id = p.order_id where o.store_id = $1 and p.store_id <> o.store_id)::int as foreign_payments,
+         (select count(*) from searches q join shoppers s on s.id = q.shopper_id where q.store_id = $1 and s.store_id <> q.store_id)::int as foreign_searches`,
+      [a],
+    );
+    expect(out).toEqual({
+      foreign_lines: 0,
+      foreign_buyers: 0,
+      wrong_emails: 0,
+      foreign_pickups: 0,
+      foreign_addresses: 0,
+      foreign_payments: 0,
+      foreign_searches: 0,
+    });
+    const shared = await one(
+      `select (select count(*) from (select email from shoppers where store_id = $1 intersect select email from shoppers where store_id = $2) x)::int as same_emails,
+              (select count(*) from orders o1 join orders o2 on o2.id = o1.id where o1.store_id = $1 and o2.store_id = $2)::int as shared_orders,
+              (select count(*) from order_lines l join product_variants v on v.id = l.variant_id where l.store_id = $1 and v.store_id = $2)::int as cross_variants`,
+      [a, b],
+    );
+    // Same seed, same people, but each store has rows of its own.
+    expect(shared.same_emails).toBeGreaterThan(0);
+    expect(shared).toMatchObject({ shared_orders: 0, cross_variants: 0 });
+  });
+
+  it('refuses a store that already has a catalogue or activity, writing nothing', async () => {
+    const before = await fingerprint(a);
+    await expect(seed(a, 7)).rejects.toBeInstanceOf(CatalogueNotEmptyError);
+    expect(await fingerprint(a)).toEqual(before);
+
+    // Activity without a catalogue (a shopper signed up): refused before the catalogue is written.
+    const d = await newStore();
+    await db.query(`insert into shoppers (store_id, email, email_normalized) values ($1, 'x@example.com', 'x@example.com')`, [d]);
+    await expect(seed(d, 7)).rejects.toBeInstanceOf(StoreHasActivityError);
+    const written = await one(`select (select count(*) from products where store_id = $1)::int as products`, [d]);
+    expect(written.products).toBe(0);
+  });
+});
