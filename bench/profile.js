@@ -195,15 +195,15 @@ async function captureQueries(databaseUrl, store) {
   try {
     const catalogue = new CatalogueService(em);
     const list = await take(() => catalogue.listProducts(store.storeId, {}));
-    const slug = list.result.items[0].slug;
+    const slug = JSON.parse(list.result.page.body).items[0].slug;
     const detail = await take(() => catalogue.getProduct(store.storeId, slug));
     const sessions = new SessionService(em, { sign: async () => ({ token: 'x', expiresAt: new Date() }) }, loadConfig({}));
     const mint = await take(() =>
       sessions.mint({ id: store.apiKeyId, storeId: store.storeId, scopes: [...SCOPES], rateLimitPerMinute: 1 }, 'bearer'),
     );
     return {
-      list: { sql: list.sql, parameters: list.parameters, responseBytes: JSON.stringify(list.result).length },
-      detail: { sql: detail.sql, parameters: detail.parameters, responseBytes: JSON.stringify(detail.result).length },
+      list: { sql: list.sql, parameters: list.parameters, responseBytes: list.result.page.body.length },
+      detail: { sql: detail.sql, parameters: detail.parameters, responseBytes: detail.result.page.body.length },
       mint: { sql: mint.sql, parameters: mint.parameters, writes: true },
     };
   } finally {
