@@ -5,7 +5,8 @@
 // Writes bench/results/search-latest.json.
 //
 // Options (also as environment variables): --products N (SEARCH_BENCH_PRODUCTS, default 100000),
-// --seconds N (BENCH_SECONDS, default 10), --connections N (BENCH_CONNECTIONS, default 10).
+// --seconds N (BENCH_SECONDS, default 10), --connections N (BENCH_CONNECTIONS, default 10), --keep-database
+// (leaves the seeded database in place and prints its URL, for EXPLAIN sessions afterwards).
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -19,6 +20,7 @@ const { values: args } = parseArgs({
     products: { type: 'string', default: process.env.SEARCH_BENCH_PRODUCTS ?? '100000' },
     seconds: { type: 'string', default: process.env.BENCH_SECONDS ?? '10' },
     connections: { type: 'string', default: process.env.BENCH_CONNECTIONS ?? '10' },
+    'keep-database': { type: 'boolean', default: false },
   },
 });
 const PRODUCTS = Number(args.products);
@@ -57,7 +59,7 @@ async function main() {
   assertBuilt();
   const { buildDemoCatalogue } = await import('../dist/src/storefront/catalogue/demo-catalogue.js');
   const database = await createDatabase('storefront_search_bench');
-  const cleanups = [() => database.drop()];
+  const cleanups = [args['keep-database'] ? async () => log(`database kept: ${database.url}`) : () => database.drop()];
   let service;
   try {
     log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
@@ -72,7 +74,9 @@ async function main() {
     const seedSeconds = (Date.now() - seedStarted) / 1000;
     log(`seeded ${JSON.stringify(counts)} in ${seedSeconds.toFixed(1)} s (search rows kept by triggers)`);
     const sizes = await withClient(database.url, async (client) => {
-      await client.query('analyze');
+      // Autovacuum clears a bulk write's dead row versions in a running system (it is off on this machine's
+      // server): measure that steady state, not a table at twice its size.
+      await client.query('vacuum analyze');
       const { rows } = await client.query(
         `select (select count(*) from product_search)::int as search_rows, (select count(*) from search_terms)::int as vocabulary,
            pg_size_pretty(pg_total_relation_size('product_search')) as product_search_size,
@@ -245,7 +249,7 @@ async function explainQueries(client, storeId) {
   for (const [name, q, complete, rank] of cases) {
     const { rows } = await client.query(
       `explain (analyze, buffers, format json)
-       select ps.product_id ${rank ? ', ts_rank(ps.rank_document, query)' : ''}
+       select ps.product_id ${rank ? ", ts_rank('{0, 0, 0.4, 1}', ps.document, query)" : ''}
        from product_search ps, search_tsquery(normalize_search_text($2), $3) as query
        where ps.store_id = $1 and ps.document @@ query ${complete ? 'limit 200' : ''}`,
       [storeId, q, complete],

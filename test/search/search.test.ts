@@ -36,7 +36,7 @@ describe('storefront search', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 2 });
+    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 4 });
     [a, b] = await Promise.all([createStore(t.app, { seedCatalogue: true }), createStore(t.app, { seedCatalogue: true })]);
     [tokenA, tokenB] = await Promise.all([accessToken(t.app, a.key), accessToken(t.app, b.key)]);
   });
@@ -101,6 +101,114 @@ describe('storefront search', () => {
     it('answers an empty page for a query that matches nothing', async () => {
       const page = await search('xqzvw');
       expect(page).toMatchObject({ items: [], nextCursor: null, total: 0, facets: { categories: [], brands: [], priceBands: [] } });
+    });
+
+    it('keeps the store’s vocabulary counting active products only, and leaves it alone on price and stock changes', async () => {
+      const vocabulary = async (term: string) =>
+        (
+          await sql<{ count: number }>(`select product_count as count from search_terms where store_id = $1 and term = $2`, [
+            a.storeId,
+            term,
+          ])
+        )[0]?.count ?? 0;
+      const termsRow = async (productId: string) =>
+        (await sql<{ version: string }>(`select xmin::text as version from product_terms where product_id = $1`, [productId]))[0]?.version;
+      const [one, two] = await sql<{ id: string }>(
+        `select id from products where store_id = $1 and status = 'active' order by slug desc limit 2`,
+        [a.storeId],
+      );
+      await sql(`update products set name_en = 'Marrakesh Pouf' where id = any($1)`, [[one.id, two.id]]);
+      expect(await vocabulary('marrakesh')).toBe(2);
+
+      const before = await termsRow(one.id);
+      await sql(`update product_variants set price = price + 100, stock = stock + 1 where product_id = $1`, [one.id]);
+      expect(await termsRow(one.id)).toBe(before);
+
+      await sql(`update products set status = 'draft' where id = $1`, [one.id]);
+      expect(await vocabulary('marrakesh')).toBe(1);
+      expect(await termsRow(one.id)).toBeUndefined();
+      await sql(`update products set name_en = 'Plain Pouf' where id = $1`, [two.id]);
+      expect(await vocabulary('marrakesh')).toBe(0);
+      expect(await vocabulary('plain')).toBeGreaterThanOrEqual(1);
+      await sql(`update products set status = 'active' where id = $1`, [one.id]);
+      expect(await vocabulary('marrakesh')).toBe(1);
+    });
+
+    it('writes a product’s search row once, when the transaction that wrote the product and its variants commits', async () => {
+      const client = await db.connect();
+      let id: string;
+      try {
+        await client.query('begin');
+        [{ id }] = (
+          await client.query(
+            `insert into products (store_id, slug, name_en, name_ar, description_en, description_ar)
+             values ($1, 'kilim-runner', 'Kilim Runner', 'سجادة كليم', 'A woven runner.', 'سجادة منسوجة.') returning id`,
+            [a.storeId],
+          )
+        ).rows;
+        await client.query(
+          `insert into product_variants (store_id, product_id, sku, options, price, currency, stock, position)
+           values ($1, $2, 'KLM-1', '{}', 12900, 'SAR', 3, 0), ($1, $2, 'KLM-2', '{}', 9900, 'SAR', 0, 1)`,
+          [a.storeId, id],
+        );
+        // queued, not yet written: other statements of this transaction add to the same refresh
+        expect((await client.query('select product_id from product_search_pending')).rows).toEqual([{ product_id: id }]);
+        expect((await client.query('select 1 from product_search where product_id = $1', [id])).rowCount).toBe(0);
+        await client.query('commit');
+      } finally {
+        client.release();
+      }
+      expect(await sql('select min_price, currency from product_search where product_id = $1', [id])).toEqual([
+        { min_price: 9900, currency: 'SAR' },
+      ]);
+      expect(await sql('select * from product_search_pending')).toEqual([]);
+      expect(
+        (
+          await eventually(
+            () => search('kilim runner'),
+            (page) => page.total === 1,
+          )
+        ).total,
+      ).toBe(1);
+      // SKUs match by their letter and digit runs, as typed
+      expect(ids(await search('KLM-2'))).toEqual([id]);
+    });
+
+    it('lets concurrent transactions queue the same product, and a rolled-back one leaves nothing behind', async () => {
+      const [product] = await sql<{ id: string }>(
+        `select id from products where store_id = $1 and status = 'active' order by slug limit 1 offset 5`,
+        [a.storeId],
+      );
+      const clients = await Promise.all([db.connect(), db.connect()]);
+      try {
+        await Promise.all(clients.map((client) => client.query('begin')));
+        await clients[0].query(`update product_variants set price = price + 1 where product_id = $1`, [product.id]);
+        // the second waits on the first's queued row, then queues its own once the first commits
+        const second = clients[1].query(`update products set name_en = 'Tapestry Cushion' where id = $1`, [product.id]);
+        await clients[0].query('commit');
+        await second;
+        await clients[1].query('commit');
+        const rolledBack = await db.connect();
+        try {
+          await rolledBack.query('begin');
+          await rolledBack.query(`update products set name_en = 'Never Seen' where id = $1`, [product.id]);
+          await rolledBack.query('rollback');
+        } finally {
+          rolledBack.release();
+        }
+      } finally {
+        for (const client of clients) client.release();
+      }
+      expect(await sql('select * from product_search_pending')).toEqual([]);
+      expect(
+        (
+          await eventually(
+            () => search('tapestry cushion'),
+            (page) => page.total === 1,
+          )
+        ).total,
+      ).toBe(1);
+      expect((await search('never seen')).total).toBe(0);
     });
 
     it('follows catalogue changes: renamed, drafted and re-categorised products', async () => {

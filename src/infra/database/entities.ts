@@ -20,7 +20,9 @@ import { IdempotencyKey } from '../../storefront/orders/entities/idempotency-key
 import { OrderLine } from '../../storefront/orders/entities/order-line.entity.js';
 import { Order } from '../../storefront/orders/entities/order.entity.js';
 import { Payment } from '../../storefront/orders/entities/payment.entity.js';
+import { ProductSearchPending } from '../../storefront/search/entities/product-search-pending.entity.js';
 import { ProductSearch } from '../../storefront/search/entities/product-search.entity.js';
+import { ProductTerms } from '../../storefront/search/entities/product-terms.entity.js';
 import { SearchRecord } from '../../storefront/search/entities/search-record.entity.js';
 import { SearchTerm } from '../../storefront/search/entities/search-term.entity.js';
 
@@ -49,6 +51,8 @@ export const ENTITIES = [
   Payment,
   IdempotencyKey,
   ProductSearch,
+  ProductSearchPending,
+  ProductTerms,
   SearchTerm,
   SearchRecord,
 ];

@@ -21,6 +21,11 @@ const FEW_RESULTS = 3;
 const SUGGESTION_CANDIDATES = 200;
 const MAX_SUGGESTIONS = 8;
 const MIN_PRODUCT_PREFIX = 2;
+/**
+ * ts_rank weights for D, C, B, A: names (A) and brand, category names and SKUs (B) rank a match;
+ * a word found only in the description (C) matches but does not lift it.
+ */
+const RANK_WEIGHTS = sql`'{0, 0, 0.4, 1}'::real[]`;
 const PG_INT_MAX = 2 ** 31 - 1;
 /** The same split into words as the SQL `search_words` and `search_tsquery` make. */
 const WORD_SEPARATOR = /[^a-z0-9\u00DF-\u024F\u0621-\u064A]+/;
@@ -164,7 +169,7 @@ export class SearchService {
       ),
       matched as materialized (
         select ps.product_id, ps.category_id, ps.brand_id, ps.min_price, ps.created_at,
-          ${sort === 'relevance' ? sql`(ts_rank(ps.rank_document, params.query) * 1000000)::int` : sql`0`} as rank,
+          ${sort === 'relevance' ? sql`(ts_rank(${RANK_WEIGHTS}, ps.document, params.query) * 1000000)::int` : sql`0`} as rank,
           ${query.category ? sql`coalesce(ps.category_id = any(params.category_ids), false)` : sql`true`} as category_ok,
           ${query.brand ? sql`coalesce(ps.brand_id = params.brand_id, false)` : sql`true`} as brand_ok,
           coalesce(${priceOk}, false) as price_ok
@@ -311,13 +316,13 @@ export class SearchService {
         select normalize_search_text(${text}) as normalized, search_tsquery(normalize_search_text(${text}), true) as query
       ),
       candidates as (
-        select ps.product_id, ps.rank_document from product_search ps cross join params
+        select ps.product_id, ps.document from product_search ps cross join params
         -- one letter prefixes most of a catalogue: products are suggested from the second letter on
         where ${[...text.trim()].length >= MIN_PRODUCT_PREFIX} and ps.store_id = ${storeId} and ps.document @@ params.query
         limit ${SUGGESTION_CANDIDATES}
       ),
       products as (
-        select 'product' as type, p.id, p.slug, p.name_en, p.name_ar, 1 as kind, ts_rank(c.rank_document, params.query) as score
+        select 'product' as type, p.id, p.slug, p.name_en, p.name_ar, 1 as kind, ts_rank(${RANK_WEIGHTS}, c.document, params.query) as score
         from candidates c cross join params join products p on p.id = c.product_id
         order by score desc, p.id
         limit ${MAX_SUGGESTIONS}

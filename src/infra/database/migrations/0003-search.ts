@@ -76,13 +76,9 @@ export class Migration0003Search extends Migration {
         min_price int null,
         currency varchar(3) null,
         created_at timestamptz not null,
-        -- normalised names of the product, its brand and categories: the store's vocabulary is made of these words
-        terms_text text not null,
-        -- names A, brand and category names and SKUs B, descriptions C: what a query must match
+        -- names A, brand and category names and SKUs B, descriptions C: what a query must match, and
+        -- (names, brand and category names and SKUs only: see RANK_WEIGHTS in search.service.ts) what results are ranked by
         document tsvector not null,
-        -- names A, brand and category names B: what results are ranked by. Small enough to stay in the
-        -- row, so ranking thousands of matches never reads the (TOASTed) full document
-        rank_document tsvector not null,
         constraint product_search_pkey primary key (product_id)
       );
       -- btree_gin puts the store in the same index as the words: a search reads only its store's entries
@@ -97,17 +93,29 @@ export class Migration0003Search extends Migration {
       );
       create index search_terms_store_id_term_index on search_terms using gin (store_id, term gin_trgm_ops);
 
-      -- Recomputes the search rows of the given products: active products get an up-to-date row, the others none.
+      -- The normalised names of each active product, its brand and categories: what the vocabulary counts.
+      -- Apart from product_search, whose rows a broad query reads by the thousand: the narrower they are, the
+      -- fewer pages it reads (a bulk write's search rows halve in size without it).
+      create table product_terms (
+        product_id uuid not null constraint product_terms_product_id_foreign references products (id) on delete cascade,
+        store_id uuid not null constraint product_terms_store_id_foreign references stores (id),
+        terms_text text not null,
+        constraint product_terms_pkey primary key (product_id)
+      );
+
+      -- Recomputes the search and terms rows of the given products: active products get up-to-date rows, the others none.
       create function refresh_product_search(ids uuid[]) returns void language sql as $$
         delete from product_search ps
         where ps.product_id = any(ids) and not exists (select 1 from products p where p.id = ps.product_id and p.status = 'active');
+        delete from product_terms pt
+        where pt.product_id = any(ids) and not exists (select 1 from products p where p.id = pt.product_id and p.status = 'active');
 
-        insert into product_search (product_id, store_id, category_id, brand_id, min_price, currency, created_at, terms_text, document, rank_document)
+        with computed as (
         select p.id, p.store_id, p.category_id, p.brand_id, v.min_price, v.currency, p.created_at, terms.text,
-          terms.ranked || setweight(to_tsvector('simple', lower(coalesce(v.skus, ''))), 'B')
+          -- SKUs split into their letter and digit runs, as queries are: "KLM-2" must not become the number -2
+          terms.ranked || setweight(to_tsvector('simple', regexp_replace(lower(coalesce(v.skus, '')), '[^a-z0-9]+', ' ', 'g')), 'B')
             || setweight(to_tsvector('english', normalize_search_text(p.description_en)), 'C')
-            || setweight(to_tsvector('arabic', normalize_search_text(p.description_ar)), 'C'),
-          terms.ranked
+            || setweight(to_tsvector('arabic', normalize_search_text(p.description_ar)), 'C') as document
         from products p
         left join brands b on b.id = p.brand_id
         left join lateral (
@@ -131,19 +139,60 @@ export class Migration0003Search extends Migration {
             || setweight(to_tsvector('arabic', normalize_search_text(concat_ws(' ', b.name_ar, cat.names_ar))), 'B') as ranked
         ) terms
         where p.id = any(ids) and p.status = 'active'
+        ),
+        -- prices, stock and SKUs change often, names seldom: most refreshes leave the terms row as it is
+        terms_written as (
+          insert into product_terms (product_id, store_id, terms_text)
+          select id, store_id, text from computed
+          on conflict (product_id) do update set store_id = excluded.store_id, terms_text = excluded.terms_text
+          where (product_terms.store_id, product_terms.terms_text) is distinct from (excluded.store_id, excluded.terms_text)
+        )
+        insert into product_search (product_id, store_id, category_id, brand_id, min_price, currency, created_at, document)
+        select id, store_id, category_id, brand_id, min_price, currency, created_at, document from computed
         on conflict (product_id) do update set
           store_id = excluded.store_id, category_id = excluded.category_id, brand_id = excluded.brand_id,
           min_price = excluded.min_price, currency = excluded.currency, created_at = excluded.created_at,
-          terms_text = excluded.terms_text, document = excluded.document, rank_document = excluded.rank_document
-        where (product_search.category_id, product_search.brand_id, product_search.min_price, product_search.currency,
-               product_search.created_at, product_search.terms_text, product_search.document)
-          is distinct from (excluded.category_id, excluded.brand_id, excluded.min_price, excluded.currency,
-               excluded.created_at, excluded.terms_text, excluded.document);
+          document = excluded.document
+        where (product_search.store_id, product_search.category_id, product_search.brand_id, product_search.min_price,
+               product_search.currency, product_search.created_at, product_search.document)
+          is distinct from (excluded.store_id, excluded.category_id, excluded.brand_id, excluded.min_price,
+               excluded.currency, excluded.created_at, excluded.document);
       $$;
+
+      -- Catalogue writes queue their products; the queue is refreshed once, when the transaction commits.
+      -- An import that writes products and then their variants so computes and writes each search row once,
+      -- not once per statement (which left the table at twice its size until vacuumed).
+      create table product_search_pending (
+        product_id uuid not null,
+        constraint product_search_pending_pkey primary key (product_id)
+      );
+
+      create function queue_product_search(ids uuid[]) returns void language sql as $$
+        insert into product_search_pending (product_id) select distinct id from unnest(ids) as queued(id) where id is not null
+        on conflict do nothing;
+      $$;
+
+      -- Fires at commit once per queued product: the first to run refreshes the whole queue, the others find
+      -- their product gone from it. The queue only ever holds rows of uncommitted transactions, each seeing its own.
+      create function product_search_pending_fn() returns trigger language plpgsql as $$
+      declare
+        queued uuid[];
+      begin
+        if not exists (select 1 from product_search_pending where product_id = new.product_id) then
+          return null;
+        end if;
+        with flushed as (delete from product_search_pending returning product_id)
+        select array_agg(product_id) into queued from flushed;
+        perform refresh_product_search(queued);
+        return null;
+      end $$;
+
+      create constraint trigger product_search_pending_flush after insert on product_search_pending
+        deferrable initially deferred for each row execute function product_search_pending_fn();
 
       create function product_search_products_fn() returns trigger language plpgsql as $$
       begin
-        perform refresh_product_search(array(select id from changed_rows));
+        perform queue_product_search(array(select id from changed_rows));
         return null;
       end $$;
 
@@ -151,14 +200,14 @@ export class Migration0003Search extends Migration {
       create function product_search_variants_fn() returns trigger language plpgsql as $$
       begin
         if tg_op = 'UPDATE' then
-          perform refresh_product_search(array(
+          perform queue_product_search(array(
             select n.product_id from new_rows n join old_rows o on o.id = n.id
             where (n.price, n.currency, n.sku, n.product_id) is distinct from (o.price, o.currency, o.sku, o.product_id)
             union select o.product_id from new_rows n join old_rows o on o.id = n.id where n.product_id <> o.product_id));
         elsif tg_op = 'INSERT' then
-          perform refresh_product_search(array(select distinct product_id from new_rows));
+          perform queue_product_search(array(select distinct product_id from new_rows));
         else
-          perform refresh_product_search(array(select distinct product_id from old_rows));
+          perform queue_product_search(array(select distinct product_id from old_rows));
         end if;
         return null;
       end $$;
@@ -166,7 +215,7 @@ export class Migration0003Search extends Migration {
       -- A renamed or moved category changes the documents of every product in its subtree.
       create function product_search_categories_fn() returns trigger language plpgsql as $$
       begin
-        perform refresh_product_search(array(
+        perform queue_product_search(array(
           select p.id from products p join categories c on c.id = p.category_id
           where c.path && array(select id from new_rows n where (n.name_en, n.name_ar, n.path) is distinct from
             (select o.name_en, o.name_ar, o.path from old_rows o where o.id = n.id))));
@@ -175,7 +224,7 @@ export class Migration0003Search extends Migration {
 
       create function product_search_brands_fn() returns trigger language plpgsql as $$
       begin
-        perform refresh_product_search(array(
+        perform queue_product_search(array(
           select p.id from products p join new_rows n on n.id = p.brand_id join old_rows o on o.id = n.id
           where (n.name_en, n.name_ar) is distinct from (o.name_en, o.name_ar)));
         return null;
@@ -193,7 +242,7 @@ export class Migration0003Search extends Migration {
         on conflict (store_id, term) do update set product_count = search_terms.product_count + excluded.product_count;
       $$;
 
-      -- The store's vocabulary: +1 for every word of a new search row, -1 for every word of a removed one.
+      -- The store's vocabulary: +1 for every word of a new terms row, -1 for every word of a removed one.
       -- A word whose count reaches 0 keeps its row (readers skip it): no delete scan on every write.
       create function search_terms_fn() returns trigger language plpgsql as $$
       begin
@@ -224,7 +273,7 @@ export class Migration0003Search extends Migration {
       ['delete', 'deleted', 'old table as old_rows'],
     ]) {
       this.addSql(`
-        create trigger product_search_terms_${past} after ${event} on product_search
+        create trigger product_terms_vocabulary_${past} after ${event} on product_terms
           referencing ${referencing} for each statement execute function search_terms_fn();
         create trigger product_variants_search_${past} after ${event} on product_variants
           referencing ${referencing} for each statement execute function product_search_variants_fn();

@@ -18,9 +18,7 @@ const ProductSearchSchema = defineEntity({
     minPrice: p.integer().nullable(),
     currency: p.string().length(3).nullable(),
     createdAt: p.datetime(),
-    termsText: p.text(),
     document: p.string().columnType('tsvector'),
-    rankDocument: p.string().columnType('tsvector'),
   },
 });
 
