@@ -67,6 +67,26 @@ describe('storefront search', () => {
       expect(vocalised.query.normalized).toBe('قميص بولو');
     });
 
+    it('folds accented Latin letters, in documents and queries alike', async () => {
+      const [product] = await sql<{ id: string }>(
+        `insert into products (store_id, slug, name_en, name_ar, description_en, description_ar)
+         values ($1, 'creme-brulee-ramekin', 'Crème Brûlée Ramekin', 'قالب كريم بروليه', 'Porcelain.', 'بورسلين.') returning id`,
+        [a.storeId],
+      );
+      for (const q of ['creme brulee', 'CRÈME BRÛLÉE', 'crème brulee ramekins']) {
+        expect(
+          ids(
+            await eventually(
+              () => search(q),
+              (page) => page.total === 1,
+            ),
+          ),
+          q,
+        ).toEqual([product.id]);
+      }
+      expect((await search('crème')).query.normalized).toBe('creme');
+    });
+
     it('treats alef forms, taa marbuta and alef maqsura as the same letters', async () => {
       const lipsticks = (await productsNamed(a.storeId, '%أحمر شفاه%', 'name_ar')).sort();
       expect(lipsticks.length).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Text is compared in one normalised form on both sides (documents and queries): lower case, Arabic
  * diacritics and tatweel removed, alef forms, taa marbuta, alef maqsura and hamza carriers unified,
- * Arabic-Indic and Persian digits as ASCII.
+ * Arabic-Indic and Persian digits as ASCII, accented Latin letters without their accents.
  */
 export class Migration0003Search extends Migration {
   override name = '0003-search';
@@ -21,8 +21,8 @@ export class Migration0003Search extends Migration {
         language sql immutable strict parallel safe
         return btrim(regexp_replace(translate(
           regexp_replace(lower(input), '[\u064B-\u065F\u0670\u0640]', '', 'g'),
-          'أإآٱةىؤئیک٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹',
-          'ااااهيوييك01234567890123456789'
+          'أإآٱةىؤئیک٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹àáâãäåāăąçćčďèéêëēėęěìíîïīįłñńňòóôõöøōőŕřùúûüūůűųýÿžźżšśşťğ',
+          'ااااهيوييك01234567890123456789aaaaaaaaacccdeeeeeeeeiiiiiilnnnoooooooorruuuuuuuuyyzzzssstg'
         ), '[[:space:]]+', ' ', 'g'));
 
       -- The words of normalised text: runs of Latin or Arabic letters and digits.
