@@ -216,10 +216,6 @@ export class DemoActivitySeeder {
     };
   }
 
-  /**
-   * How many active products each normalised query finds in this catalogue: every word of the query
-   * appears in the product's names, its brand's or its categories' (with their parents), folded like the query.
-   */
   /** What the store's own search matches for each query (full-text, before any spelling correction). */
   private async resultCounts(db: Db, storeId: string, queries: string[]): Promise<Map<string, number>> {
     const { rows } = await sql<{ query: string; count: number }>`
