@@ -10,7 +10,7 @@
 // Writes bench/results/profile-latest.json; the .cpuprofile files go to --out (default: a temp dir)
 // and open in Chrome DevTools or speedscope.
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -177,6 +177,7 @@ async function captureQueries(databaseUrl, store) {
   const dist = (path) => import(pathToFileURL(resolve(ROOT, 'dist/src', path)).href);
   const { CatalogueService } = await dist('storefront/catalogue/catalogue.service.js');
   const { SessionService } = await dist('auth/session.service.js');
+  const { SessionWriter } = await dist('auth/session-writer.js');
   const { SCOPES } = await dist('auth/access/scopes.js');
   const { loadConfig } = await dist('infra/config/app-config.js');
 
@@ -197,26 +198,31 @@ async function captureQueries(databaseUrl, store) {
     const list = await take(() => catalogue.listProducts(store.storeId, {}));
     const slug = JSON.parse(list.result.page.body).items[0].slug;
     const detail = await take(() => catalogue.getProduct(store.storeId, slug));
-    const sessions = new SessionService(em, { sign: async () => ({ token: 'x', expiresAt: new Date() }) }, loadConfig({}));
+    const sessions = new SessionService(
+      em,
+      { sign: async () => ({ token: 'x', expiresAt: new Date() }) },
+      new SessionWriter(em),
+      loadConfig({}),
+    );
     const mint = await take(() =>
       sessions.mint({ id: store.apiKeyId, storeId: store.storeId, scopes: [...SCOPES], rateLimitPerMinute: 1 }, 'bearer'),
     );
     return {
       list: { sql: list.sql, parameters: list.parameters, responseBytes: list.result.page.body.length },
       detail: { sql: detail.sql, parameters: detail.parameters, responseBytes: detail.result.page.body.length },
-      mint: { sql: mint.sql, parameters: mint.parameters, writes: true },
+      // parameters 0 and 4: the batch's session ids and refresh-token hashes, unique per execution
+      mint: { sql: mint.sql, parameters: mint.parameters, writes: true, unique: [0, 4] },
     };
   } finally {
     await db.destroy();
   }
 }
 
-/** A write's unique values (the refresh token's sha256 hex) must differ at every execution. */
+/** A write's unique values (session ids, refresh token hashes) must differ at every execution. */
 function parametersOf(query) {
   if (!query.writes) return query.parameters;
-  return query.parameters.map((value) =>
-    typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? randomBytes(32).toString('hex') : value,
-  );
+  const fresh = (value) => (/^[0-9a-f]{64}$/.test(value) ? randomBytes(32).toString('hex') : randomUUID());
+  return query.parameters.map((value, index) => (query.unique.includes(index) ? value.map(fresh) : value));
 }
 
 async function explainAndTime(databaseUrl, name, query) {
