@@ -168,7 +168,9 @@ export class Migration0003Search extends Migration {
       );
 
       create function queue_product_search(ids uuid[]) returns void language sql as $$
-        insert into product_search_pending (product_id) select distinct id from unnest(ids) as queued(id) where id is not null
+        -- in id order: two statements queueing overlapping products wait for each other in one order, never in a cycle
+        insert into product_search_pending (product_id)
+        select distinct id from unnest(ids) as queued(id) where id is not null order by id
         on conflict do nothing;
       $$;
 
