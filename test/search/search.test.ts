@@ -32,6 +32,12 @@ describe('storefront search', () => {
       ])
     ).map((row) => row.id);
   const ids = (page: Json) => (page.items as Json[]).map((item) => item.id as string).sort();
+  /** Answers are cached with the catalogue pages; a change notice reaches the cache a moment after the commit. */
+  const settled = (q: string, total: number) =>
+    eventually(
+      () => search(q),
+      (page) => page.total === total,
+    );
   const recorded = () => t.app.get(SearchRecorder).drain();
 
   beforeAll(async () => {
@@ -74,15 +80,7 @@ describe('storefront search', () => {
         [a.storeId],
       );
       for (const q of ['creme brulee', 'CRÈME BRÛLÉE', 'crème brulee ramekins']) {
-        expect(
-          ids(
-            await eventually(
-              () => search(q),
-              (page) => page.total === 1,
-            ),
-          ),
-          q,
-        ).toEqual([product.id]);
+        expect(ids(await settled(q, 1)), q).toEqual([product.id]);
       }
       expect((await search('crème')).query.normalized).toBe('creme');
     });
@@ -182,14 +180,7 @@ describe('storefront search', () => {
         { min_price: 9900, currency: 'SAR' },
       ]);
       expect(await sql('select * from product_search_pending')).toEqual([]);
-      expect(
-        (
-          await eventually(
-            () => search('kilim runner'),
-            (page) => page.total === 1,
-          )
-        ).total,
-      ).toBe(1);
+      expect((await settled('kilim runner', 1)).total).toBe(1);
       // SKUs match by their letter and digit runs, as typed
       expect(ids(await search('KLM-2'))).toEqual([id]);
     });
@@ -220,14 +211,7 @@ describe('storefront search', () => {
         for (const client of clients) client.release();
       }
       expect(await sql('select * from product_search_pending')).toEqual([]);
-      expect(
-        (
-          await eventually(
-            () => search('tapestry cushion'),
-            (page) => page.total === 1,
-          )
-        ).total,
-      ).toBe(1);
+      expect((await settled('tapestry cushion', 1)).total).toBe(1);
       expect((await search('never seen')).total).toBe(0);
     });
 
@@ -236,25 +220,10 @@ describe('storefront search', () => {
       await sql(`update products set name_en = 'Zanzibar Lantern', name_ar = 'فانوس زنجبار' where id = $1`, [product.id]);
       expect(ids(await search('zanzibar'))).toEqual([product.id]);
       expect(ids(await search('فانوس'))).toEqual([product.id]);
-      // Answers are cached with the catalogue pages; the change notice reaches the cache a moment after the commit.
       await sql(`update products set status = 'draft' where id = $1`, [product.id]);
-      expect(
-        (
-          await eventually(
-            () => search('zanzibar'),
-            (page) => page.total === 0,
-          )
-        ).total,
-      ).toBe(0);
+      expect((await settled('zanzibar', 0)).total).toBe(0);
       await sql(`update products set status = 'active' where id = $1`, [product.id]);
-      expect(
-        (
-          await eventually(
-            () => search('zanzibar'),
-            (page) => page.total === 1,
-          )
-        ).total,
-      ).toBe(1);
+      expect((await settled('zanzibar', 1)).total).toBe(1);
 
       const [brand] = await sql<{ id: string; count: number }>(
         // any brand but Nova, which the suggestions test expects under its own name
