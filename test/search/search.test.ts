@@ -85,6 +85,21 @@ describe('storefront search', () => {
       expect((await search('crème')).query.normalized).toBe('creme');
     });
 
+    it('leaves Arabic particles out of a query, as English stop words are', async () => {
+      const [product] = await sql<{ id: string }>(
+        `insert into products (store_id, slug, name_en, name_ar, description_en, description_ar)
+         values ($1, 'linen-kaftan', 'Linen Kaftan', 'قفطان كتان', 'Light.', 'خفيف.') returning id`,
+        [a.storeId],
+      );
+      for (const q of ['قفطان من كتان', 'قفطان في الي كتان', 'kaftan of linen']) {
+        expect(ids(await settled(q, 1)), q).toEqual([product.id]);
+      }
+      const particles = await search('في من');
+      expect(particles.total).toBe(0);
+      expect(particles.query.correctedQuery).toBeNull();
+      expect(await search('الذي')).toMatchObject({ total: 0, query: { correctedQuery: null } });
+    });
+
     it('treats alef forms, taa marbuta and alef maqsura as the same letters', async () => {
       const lipsticks = (await productsNamed(a.storeId, '%أحمر شفاه%', 'name_ar')).sort();
       expect(lipsticks.length).toBeGreaterThan(0);

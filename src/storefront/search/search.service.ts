@@ -236,7 +236,9 @@ export class SearchService {
     if (unknown.length === 0) return null;
     const { rows } = await sql<{ word: string; known: boolean; candidates: { term: string; count: number }[] | null }>`
       select w.word,
-        exists (select 1 from search_terms k where k.store_id = ${storeId} and k.term = w.word and k.product_count > 0) as known,
+        -- a word the query leaves out (a stop word or particle) is never "corrected"
+        search_tsquery(w.word) is null
+          or exists (select 1 from search_terms k where k.store_id = ${storeId} and k.term = w.word and k.product_count > 0) as known,
         (select json_agg(json_build_object('term', t.term, 'count', t.product_count) order by similarity(t.term, w.word) desc, t.product_count desc)
          from (
            select t.term, t.product_count from search_terms t

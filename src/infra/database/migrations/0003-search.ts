@@ -35,7 +35,9 @@ export class Migration0003Search extends Migration {
         );
 
       -- A query as PostgreSQL full-text search reads it: every word must match, in English or Arabic
-      -- (each with its stemmer); a word either stemmer drops as a stop word is left out. With
+      -- (each with its stemmer); a word either stemmer drops as a stop word is left out, and so is an
+      -- Arabic particle (PostgreSQL's Arabic stemmer has no stop words: "حقيبة من جلد" must not
+      -- require the product's text to say "من"). With
       -- complete_last, the last word also matches as the beginning of a word of the names, brand or
       -- categories (typing ahead).
       -- Null when no word is left: it matches nothing.
@@ -56,7 +58,8 @@ export class Migration0003Search extends Migration {
           arabic := plainto_tsquery('arabic', words[i]);
           if complete_last and i = word_count then
             term := english || arabic || to_tsquery('simple', words[i] || ':*AB');
-          elsif numnode(english) = 0 or numnode(arabic) = 0 then
+          elsif numnode(english) = 0 or numnode(arabic) = 0
+            or words[i] = any('{في,من,الي,عن,مع,او,ثم,و,ان,هذا,هذه,ذلك,التي,الذي,لا,ما,قد,بين,عند,حتي,كل,لل}'::text[]) then
             continue;
           else
             term := english || arabic;
