@@ -54,6 +54,7 @@ describe('order lifecycle after placement', () => {
       `select (select row_to_json(o)::text from orders o where o.id = $1) as order_row,
               (select json_agg(row_to_json(ol) order by ol.position)::text from order_lines ol where ol.order_id = $1) as line_rows,
               (select json_agg(row_to_json(p))::text from payments p where p.order_id = $1) as payment_rows,
+              (select json_agg(row_to_json(r))::text from refunds r where r.order_id = $1) as refund_rows,
               (select json_agg(stock order by id)::text from product_variants where id = any($2)) as stock`,
       [placed.order.id, placed.variantIds],
     );
@@ -66,6 +67,15 @@ describe('order lifecycle after placement', () => {
 
   const orderRow = async (orderId: string) => (await sql(`select * from orders where id = $1`, [orderId]))[0];
   const paymentRow = async (orderId: string) => (await sql(`select * from payments where order_id = $1`, [orderId]))[0];
+  /** The order's refund records, oldest first, each with its lines as [order line id, quantity, amount]. */
+  const refundsOf = async (orderId: string) =>
+    sql(
+      `select r.reason, r.amount, r.shipping_amount, r.currency, r.restocked, iso_utc(r.created_at) as created_at,
+              coalesce((select json_agg(json_build_array(rl.order_line_id, rl.quantity, rl.amount) order by ol.position)
+                        from refund_lines rl join order_lines ol on ol.id = rl.order_line_id where rl.refund_id = r.id), '[]') as lines
+       from refunds r where r.order_id = $1 order by r.created_at, r.id`,
+      [orderId],
+    );
 
   async function expectRefused(action: Promise<unknown>, code: string, current?: Record<string, unknown>) {
     const error = await action.then(
@@ -246,6 +256,20 @@ describe('order lifecycle after placement', () => {
     expect(second.refundedAt).toBe(second.cancelledAt);
     expect(await paymentRow(captured.order.id)).toMatchObject({ status: 'refunded' });
     expect(await stockOf([...authorized.variantIds, ...captured.variantIds])).toEqual([20, 20]);
+    // The refund is a record of its own: the whole order, its units and its shipping, at the cancellation.
+    expect(await refundsOf(authorized.order.id)).toEqual([]);
+    const [line] = captured.order.lines;
+    expect(await refundsOf(captured.order.id)).toEqual([
+      {
+        reason: 'cancellation',
+        amount: captured.order.total,
+        shipping_amount: captured.order.shipping,
+        currency: 'SAR',
+        restocked: true,
+        created_at: second.cancelledAt,
+        lines: [[line.id, line.quantity, captured.order.total - captured.order.shipping]],
+      },
+    ]);
   });
 
   it('of two concurrent cancels one succeeds and the other is refused; stock comes back once', async () => {
@@ -315,6 +339,30 @@ describe('order lifecycle after placement', () => {
     expect(full.lines.map((line) => line.returnedQuantity)).toEqual([3, 1]);
     expect(await stockOf(placed.variantIds)).toEqual([18, 19]);
     expect(await paymentRow(id)).toMatchObject({ status: 'refunded' });
+    // Each refund kept as it happened, with its own time, units and amounts: together the refunded total.
+    expect(await refundsOf(id)).toEqual([
+      {
+        reason: 'return',
+        amount: 1500,
+        shipping_amount: 0,
+        currency: 'SAR',
+        restocked: true,
+        created_at: partial.refundedAt,
+        lines: [[lines[0].id, 1, 1500]],
+      },
+      {
+        reason: 'return',
+        amount: 2 * 1500 + 1500 + 2500,
+        shipping_amount: 2500,
+        currency: 'SAR',
+        restocked: false,
+        created_at: full.refundedAt,
+        lines: [
+          [lines[0].id, 2, 3000],
+          [lines[1].id, 1, 1500],
+        ],
+      },
+    ]);
     expect(ok(await placed.shopper.call('GET', `/v1/orders/${id}`))).toMatchObject({
       paymentStatus: 'refunded',
       fulfilmentStatus: 'returned',
@@ -377,6 +425,9 @@ describe('order lifecycle after placement', () => {
     const [row] = await sql(`select o.total, o.refunded_total, o.shipping_total from orders o where id = $1`, [id]);
     expect(row.total - row.refunded_total).toBe(total - 4 * 1149);
     expect(row.total - row.refunded_total).toBe(2500 + 375); // shipping with its tax is all that is left
+    const records = await refundsOf(id);
+    expect(records.map((record) => record.amount)).toEqual(amounts);
+    expect(records.flatMap((record) => record.lines.map((line: unknown[]) => line[2]))).toEqual(amounts);
   });
 
   it('racing refunds never refund a unit twice nor pass the order total', async () => {
@@ -407,6 +458,12 @@ describe('order lifecycle after placement', () => {
     expect(total).toBe(5 * 1200 + 2500);
     expect(await orderRow(id)).toMatchObject({ refunded_total: total, payment_status: 'refunded', fulfilment_status: 'returned' });
     expect(refund.mock.calls.map((call) => call[1])).toEqual([2400, 2400, 1200 + 2500]);
+    const records = await refundsOf(id);
+    expect(records.map((record) => [record.amount, record.shipping_amount, record.lines])).toEqual([
+      [2400, 0, [[lines[0].id, 2, 2400]]],
+      [2400, 0, [[lines[0].id, 2, 2400]]],
+      [3700, 2500, [[lines[0].id, 1, 1200]]],
+    ]);
   });
 
   it('another store’s order, an unknown or malformed id is not found', async () => {

@@ -20,6 +20,8 @@ import { IdempotencyKey } from '../../storefront/orders/entities/idempotency-key
 import { OrderLine } from '../../storefront/orders/entities/order-line.entity.js';
 import { Order } from '../../storefront/orders/entities/order.entity.js';
 import { Payment } from '../../storefront/orders/entities/payment.entity.js';
+import { RefundLine } from '../../storefront/orders/entities/refund-line.entity.js';
+import { Refund } from '../../storefront/orders/entities/refund.entity.js';
 import { ProductSearchPending } from '../../storefront/search/entities/product-search-pending.entity.js';
 import { ProductSearch } from '../../storefront/search/entities/product-search.entity.js';
 import { ProductTerms } from '../../storefront/search/entities/product-terms.entity.js';
@@ -49,6 +51,8 @@ export const ENTITIES = [
   Order,
   OrderLine,
   Payment,
+  Refund,
+  RefundLine,
   IdempotencyKey,
   ProductSearch,
   ProductSearchPending,

@@ -167,9 +167,22 @@ export class OrderLifecycle {
         });
       }
       const db = em.getKysely();
+      const lines = await this.lines(em, order.id);
       if (order.payment_status === 'paid') {
         const amount = order.total - order.refunded_total;
         await this.callProvider('refund', order, () => this.payments.refund(order.payment_reference!, amount));
+        await recordRefund(em, order, {
+          reason: 'cancellation',
+          amount,
+          shippingAmount: shippingPaid(order, lines),
+          restocked: true,
+          lines: lines.map((line) => ({
+            id: line.id,
+            variantId: line.variant_id,
+            quantity: line.quantity,
+            amount: paidFor(line, order.prices_include_tax),
+          })),
+        });
         await sql`update payments set status = 'refunded', updated_at = ${order.at}::timestamptz where id = ${order.payment_id}`.execute(
           db,
         );
@@ -183,7 +196,6 @@ export class OrderLifecycle {
         await sql`update payments set status = 'voided', updated_at = ${order.at}::timestamptz where id = ${order.payment_id}`.execute(db);
         await sql`update orders set payment_status = 'voided' where id = ${order.id}`.execute(db);
       }
-      const lines = await this.lines(em, order.id);
       await restock(
         em,
         lines.map((line) => ({ variantId: line.variant_id, quantity: line.quantity - line.returned_quantity })),
@@ -213,8 +225,7 @@ export class OrderLifecycle {
       }
       const lines = await this.lines(em, order.id);
       const byId = new Map(lines.map((line) => [line.id, line]));
-      let amount = 0;
-      const returned: { line: LockedLine; quantity: number }[] = [];
+      const returned: RefundedUnits[] = [];
       request.lines.forEach(({ lineId, quantity }, index) => {
         const line = byId.get(lineId.toLowerCase());
         if (!line) {
@@ -231,10 +242,11 @@ export class OrderLifecycle {
           });
         }
         const paid = paidFor(line, order.prices_include_tax);
-        amount +=
+        const amount =
           mulDivHalfUp(paid, line.returned_quantity + quantity, line.quantity) - mulDivHalfUp(paid, line.returned_quantity, line.quantity);
-        returned.push({ line, quantity });
+        returned.push({ id: line.id, variantId: line.variant_id, quantity, amount });
       });
+      let shippingAmount = 0;
       if (request.includeShipping) {
         const shipping = shippingPaid(order, lines);
         const linesRefunded = lines.reduce(
@@ -244,15 +256,17 @@ export class OrderLifecycle {
         if (shipping > 0 && order.refunded_total - linesRefunded >= shipping) {
           throw conflict('refund', order, { en: 'The shipping charge was already refunded.', ar: 'سبق استرداد رسوم الشحن.' });
         }
-        amount += shipping;
+        shippingAmount = shipping;
       }
-      amount = Math.min(amount, order.total - order.refunded_total);
+      shippingAmount = capRefund(returned, shippingAmount, order.total - order.refunded_total);
+      const amount = returned.reduce((sum, units) => sum + units.amount, 0) + shippingAmount;
 
       const db = em.getKysely();
       if (amount > 0 && order.payment_method === 'card') {
         await this.callProvider('refund', order, () => this.payments.refund(order.payment_reference!, amount));
       }
-      const changes = JSON.stringify(returned.map(({ line, quantity }) => ({ id: line.id, quantity })));
+      await recordRefund(em, order, { reason: 'return', amount, shippingAmount, restocked: request.restock, lines: returned });
+      const changes = JSON.stringify(returned.map(({ id, quantity }) => ({ id, quantity })));
       await sql`
         update order_lines ol set returned_quantity = ol.returned_quantity + r.quantity
         from jsonb_to_recordset(${changes}::jsonb) as r(id uuid, quantity int)
@@ -275,7 +289,7 @@ export class OrderLifecycle {
       if (request.restock) {
         await restock(
           em,
-          returned.map(({ line, quantity }) => ({ variantId: line.variant_id, quantity })),
+          returned.map(({ variantId, quantity }) => ({ variantId, quantity })),
         );
       }
     });
@@ -413,4 +427,50 @@ async function restock(em: EntityManager, units: { variantId: string | null; qua
     update product_variants pv set stock = pv.stock + r.quantity
     from jsonb_to_recordset(${json}::jsonb) as r(variant_id uuid, quantity int)
     where pv.id = r.variant_id`.execute(db);
+}
+
+interface RefundedUnits {
+  /** The order line. */
+  id: string;
+  variantId: string | null;
+  quantity: number;
+  amount: number;
+}
+
+/**
+ * Keeps a refund within what is left to refund (rounding per line can pass it by a unit): the
+ * excess comes off the shipping part first, then off the lines from the last one back. Returns the
+ * shipping part that is left.
+ */
+function capRefund(lines: RefundedUnits[], shippingAmount: number, left: number): number {
+  let excess = lines.reduce((sum, units) => sum + units.amount, 0) + shippingAmount - left;
+  if (excess <= 0) return shippingAmount;
+  const offShipping = Math.min(excess, shippingAmount);
+  excess -= offShipping;
+  for (let i = lines.length - 1; i >= 0 && excess > 0; i -= 1) {
+    const taken = Math.min(excess, lines[i].amount);
+    lines[i].amount -= taken;
+    excess -= taken;
+  }
+  return shippingAmount - offShipping;
+}
+
+/** The refund as a record of its own, with the units it paid for: what Insights reads refunds by date from. */
+async function recordRefund(
+  em: EntityManager,
+  order: LockedOrder,
+  refund: { reason: 'return' | 'cancellation'; amount: number; shippingAmount: number; restocked: boolean; lines: RefundedUnits[] },
+): Promise<void> {
+  const lines = JSON.stringify(refund.lines.map(({ id, quantity, amount }) => ({ id, quantity, amount })));
+  await sql`
+    with refund as (
+      insert into refunds (store_id, order_id, reason, amount, shipping_amount, currency, restocked, created_at)
+      select o.store_id, o.id, ${refund.reason}, ${refund.amount}, ${refund.shippingAmount}, o.currency, ${refund.restocked},
+             ${order.at}::timestamptz
+      from orders o where o.id = ${order.id}
+      returning id
+    )
+    insert into refund_lines (refund_id, order_line_id, quantity, amount)
+    select refund.id, l.id, l.quantity, l.amount
+    from refund cross join jsonb_to_recordset(${lines}::jsonb) as l(id uuid, quantity int, amount int)`.execute(em.getKysely());
 }

@@ -259,6 +259,32 @@ export class Migration0002ShoppersAndOrders extends Migration {
       );
       create index payments_order_id_index on payments (order_id);
 
+      -- Every refund as it happened: returned units (and perhaps the shipping charge), or a paid order
+      -- cancelled. orders.refunded_total is their sum; its lines say which units the money was for.
+      create table refunds (
+        id uuid primary key default gen_random_uuid(),
+        store_id uuid not null constraint refunds_store_id_foreign references stores (id),
+        order_id uuid not null constraint refunds_order_id_foreign references orders (id) on delete cascade,
+        reason text check (reason in ('return', 'cancellation')) not null,
+        amount int not null check (amount >= 0),
+        -- the part of amount that refunds the shipping charge
+        shipping_amount int not null default 0 check (shipping_amount >= 0),
+        currency varchar(3) not null,
+        restocked boolean not null,
+        created_at timestamptz not null default now()
+      );
+      create index refunds_order_id_index on refunds (order_id);
+      create index refunds_store_id_created_at_index on refunds (store_id, created_at);
+
+      create table refund_lines (
+        refund_id uuid not null constraint refund_lines_refund_id_foreign references refunds (id) on delete cascade,
+        order_line_id uuid not null constraint refund_lines_order_line_id_foreign references order_lines (id) on delete cascade,
+        quantity int not null check (quantity > 0),
+        amount int not null check (amount >= 0),
+        constraint refund_lines_pkey primary key (refund_id, order_line_id)
+      );
+      create index refund_lines_order_line_id_index on refund_lines (order_line_id);
+
       -- A placed order per (session, Idempotency-Key): a retry answers the same order.
       create table idempotency_keys (
         store_id uuid not null constraint idempotency_keys_store_id_foreign references stores (id),
