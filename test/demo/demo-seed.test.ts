@@ -301,6 +301,28 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
     expect(Number(out.partial)).toBeGreaterThan(0);
     expect(Number(out.full)).toBeGreaterThan(0);
     expect(Number(out.refund_without_time)).toBe(0);
+
+    // Refunds are records too, as the order lifecycle writes them: one per refunded order here, at its
+    // refund time, whose lines are the returned units (every unit for a cancellation) and add up with
+    // the shipping part to the order's refunded total.
+    const refunds = await one(
+      `select count(*)::int as orders,
+              count(*) filter (where r.id is null)::int as without_record,
+              count(*) filter (where r.created_at <> o.refunded_at or r.amount <> o.refunded_total)::int as wrong_record,
+              count(*) filter (where r.amount <> r.shipping_amount + coalesce(
+                (select sum(rl.amount) from refund_lines rl where rl.refund_id = r.id), 0))::int as not_adding_up,
+              count(*) filter (where r.reason = 'return' and exists (
+                select 1 from order_lines l left join refund_lines rl on rl.refund_id = r.id and rl.order_line_id = l.id
+                where l.order_id = o.id and l.returned_quantity <> coalesce(rl.quantity, 0)))::int as wrong_units,
+              count(*) filter (where r.reason = 'cancellation' and o.status <> 'cancelled')::int as wrong_reason,
+              count(*) filter (where r.reason = 'cancellation')::int as cancellations
+       from orders o left join refunds r on r.order_id = o.id
+       where o.store_id = $1 and o.refunded_total > 0`,
+      [a],
+    );
+    expect(refunds.orders).toBeGreaterThan(0);
+    expect(refunds.cancellations).toBeGreaterThan(0);
+    expect(refunds).toMatchObject({ without_record: 0, wrong_record: 0, not_adding_up: 0, wrong_units: 0, wrong_reason: 0 });
   });
 
   it('has shoppers like a real store: a long tail of buyers, both languages, 1 to 3 addresses with one default', async () => {

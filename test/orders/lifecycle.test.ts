@@ -369,6 +369,25 @@ describe('order lifecycle after placement', () => {
       refunded: total,
       refundedAt: full.refundedAt,
       lines: [{ returnedQuantity: 3 }, { returnedQuantity: 1 }],
+      refunds: [
+        {
+          reason: 'return',
+          amount: 1500,
+          shipping: 0,
+          createdAt: partial.refundedAt,
+          lines: [{ lineId: lines[0].id, quantity: 1, amount: 1500 }],
+        },
+        {
+          reason: 'return',
+          amount: 7000,
+          shipping: 2500,
+          createdAt: full.refundedAt,
+          lines: [
+            { lineId: lines[0].id, quantity: 2, amount: 3000 },
+            { lineId: lines[1].id, quantity: 1, amount: 1500 },
+          ],
+        },
+      ],
     });
     await expectRefusedWithoutWrites(
       placed,

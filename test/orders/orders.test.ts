@@ -106,6 +106,7 @@ describe('orders (contract section 6)', () => {
         'readyAt',
         'refunded',
         'refundedAt',
+        'refunds',
         'shippedAt',
         'shipping',
         'status',

@@ -100,6 +100,26 @@ export interface PaymentRow {
   updatedAt: number;
 }
 
+/** A refund as the order lifecycle records one: a return of some units, or a paid order cancelled. */
+export interface RefundRow {
+  id: string;
+  orderId: string;
+  reason: 'return' | 'cancellation';
+  amount: number;
+  shippingAmount: number;
+  restocked: boolean;
+  createdAt: number;
+}
+
+/** The units of an order line (by its position) a refund paid for. */
+export interface RefundLineRow {
+  refundId: string;
+  orderId: string;
+  position: number;
+  quantity: number;
+  amount: number;
+}
+
 export interface SearchRow {
   shopperId: string | null;
   query: string;
@@ -114,6 +134,8 @@ export interface ActivityBatch {
   orders: OrderRow[];
   lines: LineRow[];
   payments: PaymentRow[];
+  refunds: RefundRow[];
+  refundLines: RefundLineRow[];
   searches: SearchRow[];
 }
 
@@ -422,6 +444,8 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
     if (readyAt !== null && readyAt <= anchor) fulfilmentStatus = 'ready_for_pickup';
   }
 
+  if (refundedAt !== null && refundedAt <= anchor)
+    recordRefund(batch, context, { id, priced, lineTotals, totals, returned, refundedAt, cancelled: status === 'cancelled' });
   const delivered = status === 'completed' ? deliveredAt : null;
   batch.orders.push({
     id,
@@ -568,7 +592,7 @@ function timesOfDay(rng: Random, day: DemoDay, count: number, anchor: number): n
 }
 
 function emptyBatch(): ActivityBatch {
-  return { shoppers: [], addresses: [], orders: [], lines: [], payments: [], searches: [] };
+  return { shoppers: [], addresses: [], orders: [], lines: [], payments: [], refunds: [], refundLines: [], searches: [] };
 }
 
 /** How likely each product is to be in a basket on a day: Zipf-like popularity, seasons, launched products only. */
@@ -619,4 +643,47 @@ function seasonalDemand(product: StoreProduct, seasons: Season[]): number {
     if (product.category !== null && product.category !== product.department) factor *= demand[product.category] ?? 1;
   }
   return factor;
+}
+
+/**
+ * The refund record of a cancelled card order (every unit and the shipping) or of a return (the
+ * returned units, each at what was paid for it, and the shipping when everything came back):
+ * together exactly the order's refunded total.
+ */
+function recordRefund(
+  batch: ActivityBatch,
+  context: StoreContext,
+  order: {
+    id: string;
+    priced: { quantity: number; unitPrice: number }[];
+    lineTotals: number[];
+    totals: { total: number; lineTaxes: number[] };
+    returned: number[];
+    refundedAt: number;
+    cancelled: boolean;
+  },
+): void {
+  const { pricesIncludeTax } = context.tax;
+  const everything = order.cancelled || order.returned.every((quantity, i) => quantity === order.priced[i].quantity);
+  const refundId = randomUUID();
+  let linesAmount = 0;
+  order.priced.forEach((line, i) => {
+    const quantity = order.cancelled ? line.quantity : order.returned[i];
+    if (quantity === 0) return;
+    const amount = everything
+      ? order.lineTotals[i] + (pricesIncludeTax ? 0 : order.totals.lineTaxes[i])
+      : quantity * line.unitPrice + (pricesIncludeTax ? 0 : taxOf(quantity * line.unitPrice, context.tax));
+    linesAmount += amount;
+    batch.refundLines.push({ refundId, orderId: order.id, position: i, quantity, amount });
+  });
+  const amount = everything ? order.totals.total : linesAmount;
+  batch.refunds.push({
+    id: refundId,
+    orderId: order.id,
+    reason: order.cancelled ? 'cancellation' : 'return',
+    amount,
+    shippingAmount: amount - linesAmount,
+    restocked: order.cancelled,
+    createdAt: seconds(order.refundedAt),
+  });
 }

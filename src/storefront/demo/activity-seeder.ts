@@ -227,7 +227,7 @@ export class DemoActivitySeeder {
 
   /** One batch in one statement (one round trip): its rows reference each other, and foreign keys are checked at its end. */
   private async write(db: Db, storeId: string, currency: string, batch: ActivityBatch): Promise<void> {
-    const { shoppers, addresses, orders, lines, payments, searches } = batch;
+    const { shoppers, addresses, orders, lines, payments, refunds, refundLines, searches } = batch;
     const of = <T, V>(rows: T[], pick: (row: T) => V): V[] => rows.map(pick);
     const { rows } = await sql<{ lines: string }>`
       with new_shoppers as (
@@ -288,7 +288,7 @@ export class DemoActivitySeeder {
           as l(order_id, variant_id, quantity, unit_price, line_total, tax_amount, returned_quantity, position)
         join product_variants v on v.id = l.variant_id
         join products p on p.id = v.product_id
-        returning 1
+        returning id, order_id, position
       ), new_payments as (
         insert into payments (store_id, order_id, provider, method, status, amount, currency, provider_reference, created_at, updated_at)
         select ${storeId}, p.order_id, p.provider, p.method, p.status, p.amount, ${currency}, p.reference, to_timestamp(p.created_at),
@@ -297,6 +297,21 @@ export class DemoActivitySeeder {
                     ${of(payments, (p) => p.status)}::text[], ${of(payments, (p) => p.amount)}::int[], ${of(payments, (p) => p.reference)}::text[],
                     ${of(payments, (p) => p.createdAt)}::float8[], ${of(payments, (p) => p.updatedAt)}::float8[])
           as p(order_id, provider, method, status, amount, reference, created_at, updated_at)
+      ), new_refunds as (
+        insert into refunds (id, store_id, order_id, reason, amount, shipping_amount, currency, restocked, created_at)
+        select r.id, ${storeId}, r.order_id, r.reason, r.amount, r.shipping_amount, ${currency}, r.restocked, to_timestamp(r.created_at)
+        from unnest(${of(refunds, (r) => r.id)}::uuid[], ${of(refunds, (r) => r.orderId)}::uuid[], ${of(refunds, (r) => r.reason)}::text[],
+                    ${of(refunds, (r) => r.amount)}::int[], ${of(refunds, (r) => r.shippingAmount)}::int[],
+                    ${of(refunds, (r) => r.restocked)}::boolean[], ${of(refunds, (r) => r.createdAt)}::float8[])
+          as r(id, order_id, reason, amount, shipping_amount, restocked, created_at)
+      ), new_refund_lines as (
+        -- the order lines of this statement are only visible through what their insert returned
+        insert into refund_lines (refund_id, order_line_id, quantity, amount)
+        select rl.refund_id, nl.id, rl.quantity, rl.amount
+        from unnest(${of(refundLines, (r) => r.refundId)}::uuid[], ${of(refundLines, (r) => r.orderId)}::uuid[],
+                    ${of(refundLines, (r) => r.position)}::int[], ${of(refundLines, (r) => r.quantity)}::int[], ${of(refundLines, (r) => r.amount)}::int[])
+          as rl(refund_id, order_id, position, quantity, amount)
+        join new_lines nl on nl.order_id = rl.order_id and nl.position = rl.position
       ), new_searches as (
         insert into searches (store_id, shopper_id, query, normalized_query, locale, result_count, created_at)
         select ${storeId}, q.shopper_id, q.query, left(normalize_search_text(q.query), 200), q.locale, q.result_count, to_timestamp(q.created_at)
@@ -323,6 +338,7 @@ function checkReferences(batch: ActivityBatch, shopperIds: Set<string>, pickupLo
     ) ||
     batch.lines.some((line) => !orderIds.has(line.orderId)) ||
     batch.payments.some((payment) => !orderIds.has(payment.orderId)) ||
+    batch.refunds.some((refund) => !orderIds.has(refund.orderId)) ||
     batch.searches.some((search) => !shopper(search.shopperId));
   if (dangling) throw new Error('a batch of demo activity refers to a row that is not written before it');
 }

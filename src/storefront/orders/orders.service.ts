@@ -15,7 +15,7 @@ const SUMMARY = sql`json_build_object(
   'itemCount', o.item_count, 'total', o.total, 'currency', o.currency,
   'placedAt', iso_utc(o.placed_at), 'promisedBy', iso_utc(o.promised_by))`;
 
-/** The whole order: lines, totals, states and their timestamps, fulfilment and payment. */
+/** The whole order: lines, totals, states and their timestamps, fulfilment, payment and refunds. */
 const DETAIL = sql`(${SUMMARY}::jsonb || jsonb_build_object(
   'email', o.email, 'locale', o.locale,
   'subtotal', o.subtotal, 'shipping', o.shipping_total, 'tax', o.tax_total, 'discount', o.discount_total,
@@ -38,7 +38,14 @@ const DETAIL = sql`(${SUMMARY}::jsonb || jsonb_build_object(
               'name', jsonb_build_object('en', ol.product_name_en, 'ar', ol.product_name_ar), 'options', ol.options,
               'quantity', ol.quantity, 'unitPrice', ol.unit_price, 'lineTotal', ol.line_total, 'tax', ol.tax_amount,
               'returnedQuantity', ol.returned_quantity) order by ol.position), '[]'::jsonb)
-            from order_lines ol where ol.order_id = o.id)
+            from order_lines ol where ol.order_id = o.id),
+  'refunds', (select coalesce(jsonb_agg(jsonb_build_object(
+                'reason', r.reason, 'amount', r.amount, 'shipping', r.shipping_amount, 'createdAt', iso_utc(r.created_at),
+                'lines', (select coalesce(jsonb_agg(jsonb_build_object('lineId', rl.order_line_id, 'quantity', rl.quantity, 'amount', rl.amount)
+                                            order by ol.position), '[]'::jsonb)
+                          from refund_lines rl join order_lines ol on ol.id = rl.order_line_id where rl.refund_id = r.id))
+              order by r.created_at, r.id), '[]'::jsonb)
+            from refunds r where r.order_id = o.id)
 ))`;
 
 const DETAIL_JOINS = sql`

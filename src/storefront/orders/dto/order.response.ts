@@ -66,6 +66,21 @@ export class OrderPayment {
   @ApiProperty() provider: string;
 }
 
+export class OrderRefundLine {
+  @ApiProperty({ format: 'uuid' }) lineId: string;
+  @ApiProperty() quantity: number;
+  @ApiProperty({ description: 'Minor units refunded for these units.' }) amount: number;
+}
+
+export class OrderRefund {
+  @ApiProperty({ enum: ['return', 'cancellation'] }) reason: string;
+  @ApiProperty({ description: 'Minor units, shipping included.' }) amount: number;
+  @ApiProperty({ description: 'The part of amount that refunds the shipping charge.' }) shipping: number;
+  @ApiProperty() createdAt: string;
+  @ApiProperty({ type: [OrderRefundLine], description: 'The units the refund paid for (every unit for a cancellation).' })
+  lines: OrderRefundLine[];
+}
+
 export class OrderResponse extends OrderSummaryResponse {
   @ApiProperty() email: string;
   @ApiProperty({ enum: ['en', 'ar'] }) locale: string;
@@ -84,4 +99,5 @@ export class OrderResponse extends OrderSummaryResponse {
   @ApiProperty({ type: OrderFulfilment }) fulfilment: OrderFulfilment;
   @ApiProperty({ type: OrderPayment }) payment: OrderPayment;
   @ApiProperty({ type: [OrderLineResponse] }) lines: OrderLineResponse[];
+  @ApiProperty({ type: [OrderRefund], description: 'Each refund as it happened, oldest first.' }) refunds: OrderRefund[];
 }
