@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CatalogueNotEmptyError } from '../../src/storefront/catalogue/catalogue-seeder.js';
 import { DemoStoreService } from '../../src/storefront/catalogue/demo-store.service.js';
 import { StoreHasActivityError } from '../../src/storefront/demo/activity-seeder.js';
+import { SearchService } from '../../src/storefront/search/search.service.js';
 import { StoreService } from '../../src/stores/store.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -394,6 +395,16 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
     );
     expect(brands.length).toBeGreaterThan(3);
     for (const brand of brands) expect([brand.logged, brand.logged_max], brand.normalized_query).toEqual([brand.actual, brand.actual]);
+
+    // What the live search answers for the same query, typos corrected as it corrects them: the
+    // fewest-result queries first, where correction decides.
+    const sample = await rows<{ query: string; logged: number }>(
+      `select normalized_query as query, min(result_count)::int as logged from searches where store_id = $1
+       group by normalized_query order by min(result_count), normalized_query limit 40`,
+      [a],
+    );
+    const live = t.app.get(SearchService);
+    for (const { query, logged } of sample) expect((await live.search(a, { q: query })).total, query).toBe(logged);
   });
 
   it('keeps every store to itself: lines of its own variants, rows of its own shoppers and orders', async () => {

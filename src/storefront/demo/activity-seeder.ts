@@ -5,6 +5,7 @@ import { generateActivity, type ActivityBatch, type StoreContext, type StoreProd
 import { DAY, SECOND, windowStartOf } from './calendar.js';
 import { randomStream } from './random.js';
 import { buildQueryPool, type CatalogueWords } from './search-queries.js';
+import { correctQuery, FEW_RESULTS } from '../search/spelling.js';
 
 export const DEFAULT_DEMO_ORDERS = 2000;
 export const MAX_DEMO_ORDERS = 5_000_000;
@@ -172,7 +173,7 @@ export class DemoActivitySeeder {
     const { rows } = await sql<{ bulk: boolean }>`
       select current_setting('is_superuser') = 'on' and not exists (
         select 1 from pg_trigger where not tgisinternal
-          and tgrelid = any (array['shoppers', 'addresses', 'orders', 'order_lines', 'payments', 'searches']::regclass[])
+          and tgrelid = any (array['shoppers', 'addresses', 'orders', 'order_lines', 'payments', 'refunds', 'refund_lines', 'searches']::regclass[])
       ) as bulk`.execute(db);
     if (rows[0].bulk) await sql`set local session_replication_role = replica`.execute(db);
   }
@@ -216,13 +217,31 @@ export class DemoActivitySeeder {
     };
   }
 
-  /** What the store's own search matches for each query (full-text, before any spelling correction). */
+  /**
+   * What the store's own search finds for each query, as the live service records it: the full-text
+   * count, or, for fewer than a few matches, the count of the spelling-corrected query when that is more.
+   */
   private async resultCounts(db: Db, storeId: string, queries: string[]): Promise<Map<string, number>> {
-    const { rows } = await sql<{ query: string; count: number }>`
-      select q.query, (select count(*) from product_search ps
-                       where ps.store_id = ${storeId} and ps.document @@ search_tsquery(normalize_search_text(q.query)))::int as count
+    const found = await this.fullTextCounts(db, storeId, queries);
+    const corrections = new Map<string, string>();
+    for (const { query, normalized, count } of found) {
+      if (count >= FEW_RESULTS) continue;
+      const corrected = await correctQuery(db, storeId, normalized);
+      if (corrected) corrections.set(query, corrected);
+    }
+    const corrected = new Map(
+      (await this.fullTextCounts(db, storeId, [...new Set(corrections.values())])).map((row) => [row.query, row.count]),
+    );
+    return new Map(found.map(({ query, count }) => [query, Math.max(count, corrected.get(corrections.get(query) ?? '') ?? 0)]));
+  }
+
+  private async fullTextCounts(db: Db, storeId: string, queries: string[]) {
+    const { rows } = await sql<{ query: string; normalized: string; count: number }>`
+      select q.query, normalize_search_text(q.query) as normalized,
+        (select count(*) from product_search ps
+         where ps.store_id = ${storeId} and ps.document @@ search_tsquery(normalize_search_text(q.query)))::int as count
       from (select distinct query from unnest(${queries}::text[]) as query) q`.execute(db);
-    return new Map(rows.map((row) => [row.query, row.count]));
+    return rows;
   }
 
   /** One batch in one statement (one round trip): its rows reference each other, and foreign keys are checked at its end. */

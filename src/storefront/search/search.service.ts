@@ -13,10 +13,8 @@ import type { SearchQuery, SearchSort } from './dto/search.query.js';
 import { priceBandBoundaries } from './price-bands.js';
 import { SearchContextService } from './search-context.service.js';
 import { queryLocale } from './search-recorder.js';
-import { allowedEdits, editDistance, transpositions } from './spelling.js';
+import { correctQuery, FEW_RESULTS } from './spelling.js';
 
-/** Fewer matches than this and the query is checked for typos against the store's vocabulary. */
-const FEW_RESULTS = 3;
 /** Suggestions rank at most this many matching products: typing "s" must not rank a whole catalogue. */
 const SUGGESTION_CANDIDATES = 200;
 const MAX_SUGGESTIONS = 8;
@@ -27,8 +25,6 @@ const MIN_PRODUCT_PREFIX = 2;
  */
 const RANK_WEIGHTS = sql`'{0, 0, 0.4, 1}'::real[]`;
 const PG_INT_MAX = 2 ** 31 - 1;
-/** The same split into words as the SQL `search_words` and `search_tsquery` make. */
-const WORD_SEPARATOR = /[^a-z0-9\u00DF-\u024F\u0621-\u064A]+/;
 
 interface SearchRow {
   normalized: string;
@@ -224,45 +220,9 @@ export class SearchService {
     return rows;
   }
 
-  /**
-   * The query with each word the store does not know replaced by the closest word it does (at most
-   * one edit for short words, two for longer ones; a swap of neighbours is one edit), or null when
-   * nothing changes. Candidates come from the trigram index of the store's vocabulary plus the
-   * words one swap away.
-   */
-  async correct(storeId: string, normalized: string): Promise<string | null> {
-    const words = normalized.split(WORD_SEPARATOR).filter((word) => word !== '');
-    const unknown = words.filter((word) => allowedEdits(word) > 0);
-    if (unknown.length === 0) return null;
-    const { rows } = await sql<{ word: string; known: boolean; candidates: { term: string; count: number }[] | null }>`
-      select w.word,
-        -- a word the query leaves out (a stop word or particle) is never "corrected"
-        search_tsquery(w.word) is null
-          or exists (select 1 from search_terms k where k.store_id = ${storeId} and k.term = w.word and k.product_count > 0) as known,
-        (select json_agg(json_build_object('term', t.term, 'count', t.product_count) order by similarity(t.term, w.word) desc, t.product_count desc)
-         from (
-           select t.term, t.product_count from search_terms t
-           where t.store_id = ${storeId} and t.product_count > 0
-             and (t.term % w.word or t.term = any(string_to_array(w.swaps, ' ')))
-           order by similarity(t.term, w.word) desc, t.product_count desc
-           limit 20
-         ) t) as candidates
-      from unnest(${unknown}::text[], ${unknown.map((word) => transpositions(word).join(' '))}::text[]) as w(word, swaps)`.execute(this.db);
-    const replacements = new Map<string, string>();
-    for (const row of rows) {
-      if (row.known || !row.candidates) continue;
-      let best: { term: string; distance: number; count: number } | undefined;
-      for (const candidate of row.candidates) {
-        const distance = editDistance(row.word, candidate.term);
-        if (distance > allowedEdits(row.word)) continue;
-        if (!best || distance < best.distance || (distance === best.distance && candidate.count > best.count)) {
-          best = { term: candidate.term, distance, count: candidate.count };
-        }
-      }
-      if (best) replacements.set(row.word, best.term);
-    }
-    if (replacements.size === 0) return null;
-    return words.map((word) => replacements.get(word) ?? word).join(' ');
+  /** The query with the words the store does not know replaced by the closest it does, or null (see correctQuery). */
+  correct(storeId: string, normalized: string): Promise<string | null> {
+    return correctQuery(this.db, storeId, normalized);
   }
 
   /**
