@@ -213,6 +213,40 @@ describe('order lifecycle after placement', () => {
     expect(await paymentRow(id)).toMatchObject({ status: 'captured' });
   });
 
+  it('retries stalled captures in the background: once per order however many runs race, never too early', async () => {
+    const capture = vi.spyOn(provider, 'capture');
+    // Only orders placed over a day ago: other suites' fresh orders in this database stay out of it.
+    const overOneDay = { graceSeconds: 86_400 };
+    capture.mockRejectedValueOnce(new Error('gateway timeout'));
+    const stalled = await place(a, { card: true });
+    capture.mockRejectedValueOnce(new Error('gateway timeout'));
+    const recent = await place(a, { card: true });
+    expect([stalled.order.paymentStatus, recent.order.paymentStatus]).toEqual(['authorized', 'authorized']);
+    // The placement's own capture has had its chance on one of them only (placed two days ago).
+    await sql(`update orders set placed_at = placed_at - interval '2 days' where id = $1`, [stalled.order.id]);
+    capture.mockClear();
+
+    const runs = await Promise.all([
+      lifecycle.captureStalled(overOneDay),
+      lifecycle.captureStalled(overOneDay),
+      lifecycle.captureStalled(overOneDay),
+    ]);
+    expect(runs.reduce((sum, run) => sum + run.captured, 0)).toBe(1);
+    expect(capture).toHaveBeenCalledTimes(1);
+    expect(capture).toHaveBeenCalledWith((await paymentRow(stalled.order.id)).provider_reference, stalled.order.total);
+    expect(await orderRow(stalled.order.id)).toMatchObject({ payment_status: 'paid' });
+    expect((await orderRow(stalled.order.id)).paid_at).not.toBeNull();
+    expect(await paymentRow(stalled.order.id)).toMatchObject({ status: 'captured' });
+    expect(await orderRow(recent.order.id)).toMatchObject({ payment_status: 'authorized', paid_at: null });
+
+    // A provider still failing leaves the order authorised, for the next run.
+    await sql(`update orders set placed_at = placed_at - interval '2 days' where id = $1`, [recent.order.id]);
+    capture.mockRejectedValueOnce(new Error('gateway timeout'));
+    expect(await lifecycle.captureStalled(overOneDay)).toEqual({ captured: 0, failed: 1 });
+    expect(await orderRow(recent.order.id)).toMatchObject({ payment_status: 'authorized' });
+    expect(await lifecycle.captureStalled(overOneDay)).toEqual({ captured: 1, failed: 0 });
+  });
+
   it('cancels an unshipped order: stock back, cash voided; a second cancel is refused', async () => {
     const placed = await place(a, { quantities: [3, 1] });
     const { id } = placed.order;

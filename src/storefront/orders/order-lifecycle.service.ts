@@ -6,7 +6,7 @@ import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { PAYMENT_PROVIDER, type PaymentProvider } from '../checkout/payments/payment-provider.js';
 import { mulDivHalfUp } from '../checkout/pricing.js';
 
-export type LifecycleAction = 'ship' | 'ready_for_pickup' | 'deliver' | 'cancel' | 'refund';
+export type LifecycleAction = 'ship' | 'ready_for_pickup' | 'deliver' | 'cancel' | 'refund' | 'capture';
 
 export interface RefundRequest {
   lines: { lineId: string; quantity: number }[];
@@ -97,6 +97,34 @@ export class OrderLifecycle {
     private readonly em: EntityManager,
     @Inject(PAYMENT_PROVIDER) private readonly payments: PaymentProvider,
   ) {}
+
+  /**
+   * Cards authorised at placement whose capture failed after the commit, captured again, oldest first:
+   * open orders placed more than `graceSeconds` ago (the placement's own capture has had its chance)
+   * and within the last 7 days (authorisations expire). Each order is captured under its row lock
+   * and only while still authorised, so instances running this at the same time capture each once.
+   */
+  async captureStalled(options: { graceSeconds?: number; limit?: number } = {}): Promise<{ captured: number; failed: number }> {
+    const { rows } = await sql<{ id: string; store_id: string }>`
+      select id, store_id from orders
+      where payment_method = 'card' and payment_status = 'authorized' and status = 'open'
+        and placed_at < now() - make_interval(secs => ${options.graceSeconds ?? 120}) and placed_at > now() - interval '7 days'
+      order by placed_at
+      limit ${options.limit ?? 100}`.execute(this.em.getKysely());
+    const outcome = { captured: 0, failed: 0 };
+    for (const row of rows) {
+      try {
+        let captured = false;
+        await this.transition(row.store_id, row.id, 'capture', async (em, order) => {
+          if (order.status === 'open') captured = await this.captureIfAuthorized(em, order);
+        });
+        if (captured) outcome.captured += 1;
+      } catch {
+        outcome.failed += 1;
+      }
+    }
+    return outcome;
+  }
 
   /** A delivery order leaves the warehouse: unfulfilled → shipped. */
   ship(storeId: string, orderId: string): Promise<OrderState> {
@@ -345,13 +373,14 @@ export class OrderLifecycle {
   }
 
   /** A card whose capture failed after the order was placed is captured before the order moves on. */
-  private async captureIfAuthorized(em: EntityManager, order: LockedOrder): Promise<void> {
-    if (order.payment_status !== 'authorized') return;
+  private async captureIfAuthorized(em: EntityManager, order: LockedOrder): Promise<boolean> {
+    if (order.payment_status !== 'authorized') return false;
     await this.callProvider('capture', order, () => this.payments.capture(order.payment_reference!, order.payment_amount!));
     const db = em.getKysely();
     await sql`update payments set status = 'captured', updated_at = ${order.at}::timestamptz where id = ${order.payment_id}`.execute(db);
     await sql`update orders set payment_status = 'paid', paid_at = ${order.at}::timestamptz where id = ${order.id}`.execute(db);
     order.payment_status = 'paid';
+    return true;
   }
 
   private async callProvider(operation: string, order: LockedOrder, call: () => Promise<void>): Promise<void> {
