@@ -21,6 +21,10 @@ const OrderSchema = defineEntity({
     { properties: ['store', 'shopper', 'placedAt', 'id'] },
     { properties: ['store', 'session', 'placedAt', 'id'] },
     { properties: ['store', 'placedAt'] },
+    {
+      name: 'orders_authorized_placed_at_index',
+      expression: "create index orders_authorized_placed_at_index on orders (placed_at) where payment_status = 'authorized'",
+    },
   ],
   properties: {
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
