@@ -23,6 +23,11 @@ export function taxOf(amount: number, settings: TaxSettings): number {
     : mulDivHalfUp(amount, settings.taxRateBps, 10_000);
 }
 
+/** What the shopper pays for an amount whose tax is `tax`: the amount itself when prices include tax, else both. */
+export function withTax(amount: number, tax: number, pricesIncludeTax: boolean): number {
+  return pricesIncludeTax ? amount : amount + tax;
+}
+
 export interface Totals {
   subtotal: number;
   shipping: number;
@@ -38,7 +43,7 @@ export function totalsOf(lineTotals: number[], shipping: number, settings: TaxSe
   const lineTaxes = lineTotals.map((value) => taxOf(value, settings));
   const shippingTax = taxOf(shipping, settings);
   const tax = lineTaxes.reduce((sum, value) => sum + value, shippingTax);
-  const total = subtotal + shipping + (settings.pricesIncludeTax ? 0 : tax);
+  const total = withTax(subtotal + shipping, tax, settings.pricesIncludeTax);
   return { subtotal, shipping, tax, total, lineTaxes, shippingTax };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DAY, demoTimeline, HOUR, SECOND, type DemoDay, type Season } from './calendar.js';
-import { shippingPrice, taxOf, totalsOf, type TaxSettings } from '../checkout/pricing.js';
+import { shippingPrice, taxOf, totalsOf, withTax, type TaxSettings } from '../checkout/pricing.js';
 import { DemoPeople, type DemoAddress, type DemoPerson, type Locale } from './people.js';
 import { apportion, between, DynamicWeights, pick, randomStream, WeightedTable, type Random } from './random.js';
 import type { PoolQuery } from './search-queries.js';
@@ -396,7 +396,6 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
   let fulfilmentStatus: FulfilmentStatus = 'unfulfilled';
   let paymentStatus: PaymentStatus = paymentMethod === 'card' ? 'paid' : 'pending';
   let paidAt: number | null = paymentMethod === 'card' ? cardPaidAt : null;
-  let refundedTotal = 0;
   let refundedAt: number | null = null;
   let happenedCancel: number | null = null;
 
@@ -409,7 +408,6 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
     deliveredAt = Infinity;
     if (paymentMethod === 'card') {
       paymentStatus = 'refunded';
-      refundedTotal = totals.total;
       refundedAt = cancelledAt;
     } else paymentStatus = 'voided';
   } else if (cancelledAt === null && deliveredAt <= anchor) {
@@ -429,14 +427,7 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
       if (everything) {
         fulfilmentStatus = 'returned';
         paymentStatus = 'refunded';
-        refundedTotal = totals.total;
-      } else {
-        paymentStatus = 'partially_refunded';
-        refundedTotal = priced.reduce((sum, line, i) => {
-          const amount = returned[i] * line.unitPrice;
-          return sum + amount + (context.tax.pricesIncludeTax ? 0 : taxOf(amount, context.tax));
-        }, 0);
-      }
+      } else paymentStatus = 'partially_refunded';
     }
   } else {
     // Not delivered yet (or to be cancelled later): where is it now?
@@ -444,8 +435,10 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
     if (readyAt !== null && readyAt <= anchor) fulfilmentStatus = 'ready_for_pickup';
   }
 
-  if (refundedAt !== null && refundedAt <= anchor)
-    recordRefund(batch, context, { id, priced, lineTotals, totals, returned, refundedAt, cancelled: status === 'cancelled' });
+  const refundedTotal =
+    refundedAt === null
+      ? 0
+      : recordRefund(batch, context, { id, priced, lineTotals, totals, returned, refundedAt, cancelled: status === 'cancelled' });
   const delivered = status === 'completed' ? deliveredAt : null;
   batch.orders.push({
     id,
@@ -647,8 +640,8 @@ function seasonalDemand(product: StoreProduct, seasons: Season[]): number {
 
 /**
  * The refund record of a cancelled card order (every unit and the shipping) or of a return (the
- * returned units, each at what was paid for it, and the shipping when everything came back):
- * together exactly the order's refunded total.
+ * returned units, each at what was paid for it, and the shipping when everything came back).
+ * Returns its amount: the order's refunded total.
  */
 function recordRefund(
   batch: ActivityBatch,
@@ -662,7 +655,7 @@ function recordRefund(
     refundedAt: number;
     cancelled: boolean;
   },
-): void {
+): number {
   const { pricesIncludeTax } = context.tax;
   const everything = order.cancelled || order.returned.every((quantity, i) => quantity === order.priced[i].quantity);
   const refundId = randomUUID();
@@ -671,8 +664,8 @@ function recordRefund(
     const quantity = order.cancelled ? line.quantity : order.returned[i];
     if (quantity === 0) return;
     const amount = everything
-      ? order.lineTotals[i] + (pricesIncludeTax ? 0 : order.totals.lineTaxes[i])
-      : quantity * line.unitPrice + (pricesIncludeTax ? 0 : taxOf(quantity * line.unitPrice, context.tax));
+      ? withTax(order.lineTotals[i], order.totals.lineTaxes[i], pricesIncludeTax)
+      : withTax(quantity * line.unitPrice, taxOf(quantity * line.unitPrice, context.tax), pricesIncludeTax);
     linesAmount += amount;
     batch.refundLines.push({ refundId, orderId: order.id, position: i, quantity, amount });
   });
@@ -686,4 +679,5 @@ function recordRefund(
     restocked: order.cancelled,
     createdAt: seconds(order.refundedAt),
   });
+  return amount;
 }

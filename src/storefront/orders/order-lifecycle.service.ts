@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { PAYMENT_PROVIDER, type PaymentProvider } from '../checkout/payments/payment-provider.js';
-import { mulDivHalfUp } from '../checkout/pricing.js';
+import { mulDivHalfUp, withTax } from '../checkout/pricing.js';
 
 export type LifecycleAction = 'ship' | 'ready_for_pickup' | 'deliver' | 'cancel' | 'refund' | 'capture';
 
@@ -277,11 +277,9 @@ export class OrderLifecycle {
       let shippingAmount = 0;
       if (request.includeShipping) {
         const shipping = shippingPaid(order, lines);
-        const linesRefunded = lines.reduce(
-          (sum, line) => sum + mulDivHalfUp(paidFor(line, order.prices_include_tax), line.returned_quantity, line.quantity),
-          0,
-        );
-        if (shipping > 0 && order.refunded_total - linesRefunded >= shipping) {
+        const { rows: earlier } = await sql<{ shipping: number }>`
+          select coalesce(sum(shipping_amount), 0)::int as shipping from refunds where order_id = ${order.id}`.execute(em.getKysely());
+        if (shipping > 0 && earlier[0].shipping >= shipping) {
           throw conflict('refund', order, { en: 'The shipping charge was already refunded.', ar: 'سبق استرداد رسوم الشحن.' });
         }
         shippingAmount = shipping;
@@ -434,13 +432,13 @@ function checkRefundShape(request: RefundRequest): void {
 
 /** What the shopper paid for a line: its total, plus its tax when prices exclude tax. */
 function paidFor(line: LockedLine, pricesIncludeTax: boolean): number {
-  return line.line_total + (pricesIncludeTax ? 0 : line.tax_amount);
+  return withTax(line.line_total, line.tax_amount, pricesIncludeTax);
 }
 
 /** What the shopper paid for shipping: the charge, plus its tax (the order's tax not in any line) when prices exclude tax. */
 function shippingPaid(order: LockedOrder, lines: LockedLine[]): number {
-  if (order.prices_include_tax) return order.shipping_total;
-  return order.shipping_total + order.tax_total - lines.reduce((sum, line) => sum + line.tax_amount, 0);
+  const shippingTax = order.tax_total - lines.reduce((sum, line) => sum + line.tax_amount, 0);
+  return withTax(order.shipping_total, shippingTax, order.prices_include_tax);
 }
 
 /** Puts units back in stock: variant rows locked in id order, as checkout locks them, so the two cannot deadlock. */

@@ -102,7 +102,7 @@ export class SearchService {
     let rows = await run(query.q);
     let correctedQuery: string | null = null;
     if (rows[0].total < FEW_RESULTS) {
-      const corrected = await this.correct(storeId, rows[0].normalized);
+      const corrected = await correctQuery(this.db, storeId, rows[0].normalized);
       if (corrected) {
         const correctedRows = await run(corrected);
         if (correctedRows[0].total > rows[0].total) {
@@ -220,11 +220,6 @@ export class SearchService {
     return rows;
   }
 
-  /** The query with the words the store does not know replaced by the closest it does, or null (see correctQuery). */
-  correct(storeId: string, normalized: string): Promise<string | null> {
-    return correctQuery(this.db, storeId, normalized);
-  }
-
   /**
    * Completions as the shopper types: popular searches of the store, categories and brands whose
    * names start with (or, past three letters, nearly match) the text, and (from two letters on) the
@@ -236,7 +231,7 @@ export class SearchService {
     let rows = text.rows;
     let correctedQuery: string | null = null;
     if (!rows.some((row) => row.type === 'product')) {
-      const corrected = await this.correct(storeId, text.normalized);
+      const corrected = await correctQuery(this.db, storeId, text.normalized);
       if (corrected) {
         const retried = await this.suggestionRows(storeId, corrected);
         if (retried.rows.some((row) => row.type === 'product')) {
