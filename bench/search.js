@@ -57,7 +57,7 @@ const PREFIXES = ['s', 'sm', 'sma', 'wire', 'hea', 'ab', 'coff', 'per', 'سم', 
 
 async function main() {
   assertBuilt();
-  const { buildDemoCatalogue } = await import('../dist/src/storefront/catalogue/demo-catalogue.js');
+  const { buildDemoCatalogue } = await import('../dist/src/demo/demo-catalogue.js');
   const database = await createDatabase('storefront_search_bench');
   const cleanups = [args['keep-database'] ? async () => log(`database kept: ${database.url}`) : () => database.drop()];
   let service;

@@ -6,6 +6,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { HealthModule } from './health/health.module.js';
 import type { AppConfig } from './infra/config/app-config.js';
+import { DemoModule } from './demo/demo.module.js';
 import { ConfigModule } from './infra/config/config.module.js';
 import type { DatabaseConnection } from './infra/database/database-connection.js';
 import { DatabaseModule } from './infra/database/database.module.js';
@@ -25,6 +26,7 @@ export class AppModule {
         AuthModule,
         AccountModule,
         StorefrontModule,
+        DemoModule,
         HealthModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -3,7 +3,7 @@ import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './infra/config/app-config.js';
 import { openDatabase } from './infra/database/open-database.js';
 import { createLogger } from './infra/logging/logger.js';
-import { DemoStoreService } from './storefront/catalogue/demo-store.service.js';
+import { DemoStoreService } from './demo/demo-store.service.js';
 
 async function main(): Promise<void> {
   let config;

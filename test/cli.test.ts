@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SCOPES } from '../src/auth/access/scopes.js';
+import { SCOPES } from '../src/common/scopes.js';
 import { buildOnce } from './support/build.js';
 import { type CliRun, runCli } from './support/cli.js';
 import { mint } from './support/fixtures.js';

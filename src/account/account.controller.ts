@@ -9,7 +9,7 @@ import { AccountService } from './account.service.js';
 import { CodeSentResponse, ProfileResponse } from './dto/account.response.js';
 import { UpdateProfileDto } from './dto/profile.dto.js';
 import { RegisterDto, RequestCodeDto, SignInDto, VerifyCodeDto } from './dto/sign-in.dto.js';
-import { acceptedLocale } from './locale.js';
+import { acceptedLocale } from '../common/locale.js';
 import { ProfileService } from './profile.service.js';
 
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds until another try can succeed.', schema: { type: 'integer' } } };

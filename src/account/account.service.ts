@@ -13,7 +13,7 @@ import type { RegisterDto, RequestCodeDto, SignInDto, VerifyCodeDto } from './dt
 import { normalizeEmail } from './email.js';
 import type { MatchedCode } from './one-time-codes.js';
 import { CODE_LIFETIME_MINUTES, OneTimeCodes, type IssuedCode } from './one-time-codes.js';
-import type { Locale } from './entities/shopper.entity.js';
+import type { Locale } from '../common/locale.js';
 import type { PendingRegistration } from './entities/one-time-code.entity.js';
 import { PasswordHasher } from './password-hasher.js';
 import { ProfileService } from './profile.service.js';

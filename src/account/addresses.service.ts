@@ -4,9 +4,9 @@ import { sql, type RawBuilder } from 'kysely';
 import type { SessionPrincipal } from '../auth/access/principal.js';
 import { SessionShoppers } from '../auth/session-shoppers.service.js';
 import { ApiError, invalidField } from '../common/errors/api-error.js';
-import { decodeCursor, renderPage, UTC_MICROS_PATTERN, UUID_PATTERN } from '../common/pagination/cursor.js';
+import { decodeCursor, UTC_MICROS_PATTERN, UUID_PATTERN } from '../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../common/pagination/list-query.dto.js';
-import { RenderedJson } from '../infra/http/rendered-json.js';
+import { RenderedJson, renderPage } from '../infra/http/rendered-json.js';
 import type { CreateAddressDto, UpdateAddressDto } from './dto/address.dto.js';
 
 export const MAX_ADDRESSES = 50;

@@ -2,7 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import type { Scope } from './access/scopes.js';
+import type { Scope } from '../common/scopes.js';
 import type { Transport } from './entities/session.entity.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from './token-lifetimes.js';
 

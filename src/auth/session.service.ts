@@ -6,7 +6,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { AppConfig } from '../infra/config/app-config.js';
 import { randomToken, sha256Hex } from '../infra/crypto/secrets.js';
 import type { ResolvedApiKey } from '../stores/api-key.service.js';
-import { isScope, type Scope } from './access/scopes.js';
+import { isScope, type Scope } from '../common/scopes.js';
 import type { Transport } from './entities/session.entity.js';
 import { SessionWriter } from './session-writer.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from './token-lifetimes.js';

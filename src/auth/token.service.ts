@@ -3,7 +3,7 @@ import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { randomUUID, sign } from 'node:crypto';
 import { BoundedMap } from '../common/cache/bounded-map.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { isScope, type Scope } from './access/scopes.js';
+import { isScope, type Scope } from '../common/scopes.js';
 import type { Transport } from './entities/session.entity.js';
 import { SIGNING_KEY_STORE, type SigningKeyStore } from './signing/signing-key-store.js';
 import { ACCESS_TOKEN_TTL_SECONDS } from './token-lifetimes.js';

@@ -4,22 +4,20 @@ import type { AppConfig } from '../infra/config/app-config.js';
 import { ConfigModule } from '../infra/config/config.module.js';
 import type { DatabaseConnection } from '../infra/database/database-connection.js';
 import { DatabaseModule } from '../infra/database/database.module.js';
-import { CatalogueSeeder } from '../storefront/catalogue/catalogue-seeder.js';
-import { DemoStoreService } from '../storefront/catalogue/demo-store.service.js';
+import { DemoModule } from '../demo/demo.module.js';
 import { StoresModule } from '../stores/stores.module.js';
 
 /**
- * What the operator's command line needs: no HTTP, no schedulers, no rate limiter. The seeding
- * services are provided here rather than through StorefrontModule, whose controllers would load the
- * HTTP and OpenAPI machinery for nothing.
+ * What the operator's command line needs: no HTTP, no schedulers, no rate limiter. It imports the
+ * writer modules (DemoModule and what it imports), never StorefrontModule, whose controllers would
+ * load the HTTP and OpenAPI machinery for nothing.
  */
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig, database: DatabaseConnection): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), StoresModule, SigningModule],
-      providers: [CatalogueSeeder, DemoStoreService],
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), StoresModule, SigningModule, DemoModule],
     };
   }
 }

@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { SCOPES } from '../auth/access/scopes.js';
+import { SCOPES } from '../common/scopes.js';
 import { UUID_PATTERN } from '../common/pagination/cursor.js';
 
 // Only light modules are imported statically: the services (MikroORM, Nest) load inside `run`, so a
@@ -97,9 +97,9 @@ export const COMMANDS: Record<string, Command> = {
       const productCount = wholeNumber(options, 'products', 1, 1_000_000);
       const seed = wholeNumber(options, 'seed', 0, 2 ** 31);
       const [{ DemoStoreService }, { CatalogueNotEmptyError }, { DEFAULT_DEMO_ORDERS, StoreHasActivityError }] = await Promise.all([
-        import('../storefront/catalogue/demo-store.service.js'),
-        import('../storefront/catalogue/catalogue-seeder.js'),
-        import('../storefront/demo/activity-seeder.js'),
+        import('../demo/demo-store.service.js'),
+        import('../storefront/catalogue/catalogue-writer.js'),
+        import('../demo/activity-seeder.js'),
       ]);
       const orders = wholeNumber(options, 'orders', 0, 5_000_000) ?? DEFAULT_DEMO_ORDERS;
       // stdout carries the JSON answer only: progress of a big run goes to stderr.

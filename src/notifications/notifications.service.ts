@@ -1,7 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import type { Locale } from '../account/entities/shopper.entity.js';
+import type { Locale } from '../common/locale.js';
 import { NOTIFIER, type Notifier } from './notifier.js';
 import { renderTemplate, type TemplateName, type TemplateVars } from './templates.js';
 

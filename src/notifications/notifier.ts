@@ -1,4 +1,4 @@
-import type { Locale } from '../account/entities/shopper.entity.js';
+import type { Locale } from '../common/locale.js';
 import type { TemplateName } from './templates.js';
 
 /** A rendered message on its way to one recipient. */

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { LOCALES } from '../account/entities/shopper.entity.js';
+import { LOCALES } from '../common/locale.js';
 import { Store } from '../stores/entities/store.entity.js';
 import { createdAt } from '../infra/database/timestamps.js';
 

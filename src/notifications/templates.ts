@@ -1,4 +1,4 @@
-import type { Locale } from '../account/entities/shopper.entity.js';
+import type { Locale } from '../common/locale.js';
 
 /** Every message the service sends a shopper, and the values each one needs. */
 export interface TemplateVars {

@@ -8,6 +8,5 @@ import { SearchModule } from './search/search.module.js';
 /** The shopper-facing areas, one module each. */
 @Module({
   imports: [CatalogueModule, SearchModule, CartModule, CheckoutModule, OrdersModule],
-  exports: [CatalogueModule],
 })
 export class StorefrontModule {}

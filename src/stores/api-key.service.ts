@@ -1,6 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
-import { isScope, SCOPES, type Scope } from '../auth/access/scopes.js';
+import { isScope, SCOPES, type Scope } from '../common/scopes.js';
 import { BoundedMap } from '../common/cache/bounded-map.js';
 import { AppConfig } from '../infra/config/app-config.js';
 import { sha256Hex } from '../infra/crypto/secrets.js';

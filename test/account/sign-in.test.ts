@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/auth/access/scopes.js';
+import { SCOPES } from '../../src/common/scopes.js';
 import { createStore, type TestStore } from '../support/fixtures.js';
 import { expectProblem } from '../support/problem.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

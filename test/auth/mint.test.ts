@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPES } from '../../src/auth/access/scopes.js';
+import { SCOPES } from '../../src/common/scopes.js';
 import { ApiKeyService } from '../../src/stores/api-key.service.js';
 import { createStore, issueKey, mint, type TestStore } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

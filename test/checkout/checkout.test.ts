@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SCOPES } from '../../src/auth/access/scopes.js';
+import { SCOPES } from '../../src/common/scopes.js';
 import { mulDivHalfUp, taxOf, totalsOf } from '../../src/storefront/checkout/pricing.js';
 import { accessToken, createStore, type TestStore } from '../support/fixtures.js';
 import { expectProblem } from '../support/problem.js';

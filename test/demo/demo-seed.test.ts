@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CatalogueNotEmptyError } from '../../src/storefront/catalogue/catalogue-seeder.js';
-import { DemoStoreService } from '../../src/storefront/catalogue/demo-store.service.js';
-import { StoreHasActivityError } from '../../src/storefront/demo/activity-seeder.js';
+import { CatalogueNotEmptyError } from '../../src/storefront/catalogue/catalogue-writer.js';
+import { DemoStoreService } from '../../src/demo/demo-store.service.js';
+import { StoreHasActivityError } from '../../src/demo/activity-seeder.js';
 import { SearchService } from '../../src/storefront/search/search.service.js';
 import { StoreService } from '../../src/stores/store.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DemoStoreService } from '../../src/storefront/catalogue/demo-store.service.js';
-import { DEFAULT_DEMO_ORDERS } from '../../src/storefront/demo/activity-seeder.js';
+import { DemoStoreService } from '../../src/demo/demo-store.service.js';
+import { DEFAULT_DEMO_ORDERS } from '../../src/demo/activity-seeder.js';
 import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('the demo store of a first start', () => {

@@ -4,7 +4,7 @@ import { Test } from '@nestjs/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { AppModule } from '../../src/app.module.js';
-import { SCOPES } from '../../src/auth/access/scopes.js';
+import { SCOPES } from '../../src/common/scopes.js';
 import { createValidationPipe } from '../../src/common/errors/validation.js';
 import { loadConfig } from '../../src/infra/config/app-config.js';
 import { DatabaseConnection } from '../../src/infra/database/database-connection.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { PAYMENT_PROVIDER, type PaymentProvider } from '../../src/storefront/checkout/payments/payment-provider.js';
+import { PAYMENT_PROVIDER, type PaymentProvider } from '../../src/storefront/payments/payment-provider.js';
 import { OrderLifecycle, type OrderState } from '../../src/storefront/orders/order-lifecycle.service.js';
 import { buildOnce } from '../support/build.js';
 import { runCli } from '../support/cli.js';

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { LightMyRequestResponse } from 'fastify';
-import { DemoStoreService } from '../../src/storefront/catalogue/demo-store.service.js';
+import { DemoStoreService } from '../../src/demo/demo-store.service.js';
 import { ApiKeyService } from '../../src/stores/api-key.service.js';
 import { StoreService } from '../../src/stores/store.service.js';
 

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { LOCALES } from '../entities/shopper.entity.js';
+import { LOCALES } from '../../common/locale.js';
 import { ShippingAddressResponse } from '../../storefront/checkout/dto/quote.response.js';
 
 export class CodeSentResponse {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsISO31661Alpha2 } from 'class-validator';
-import { OptionalField, PhoneField, TextField } from './fields.js';
+import { OptionalField, PhoneField, TextField } from '../../common/validation/fields.js';
 
 const upperCase = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toUpperCase() : value);
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { LOCALES, type Locale } from '../entities/shopper.entity.js';
-import { EmailField, LocaleField, OptionalField, PASSWORD_MAX, PASSWORD_MIN, PasswordField, TextField } from './fields.js';
+import { LOCALES, type Locale } from '../../common/locale.js';
+import { EmailField, LocaleField, OptionalField, PASSWORD_MAX, PASSWORD_MIN, PasswordField, TextField } from '../../common/validation/fields.js';
 
 export class RegisterDto {
   @ApiProperty({ example: 'noura@example.com', maxLength: 254 })

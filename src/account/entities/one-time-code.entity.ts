@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from '../../stores/entities/store.entity.js';
-import type { Locale } from './shopper.entity.js';
+import type { Locale } from '../../common/locale.js';
 import { createdAt } from '../../infra/database/timestamps.js';
 
 export const ONE_TIME_CODE_PURPOSES = ['sign_in', 'register'] as const;

@@ -1,9 +1,7 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from '../../stores/entities/store.entity.js';
 import { createdAt, updatedAt } from '../../infra/database/timestamps.js';
-
-export const LOCALES = ['en', 'ar'] as const;
-export type Locale = (typeof LOCALES)[number];
+import { LOCALES } from '../../common/locale.js';
 
 const ShopperSchema = defineEntity({
   name: 'Shopper',

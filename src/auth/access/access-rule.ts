@@ -1,4 +1,4 @@
-import type { Scope } from './scopes.js';
+import type { Scope } from '../../common/scopes.js';
 
 /**
  * What a route needs, declared with one decorator. The access guard refuses any route without a

@@ -5,7 +5,7 @@ import type { ErrorCode } from '../../common/errors/error-catalogue.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ACCESS_RULE } from './access-rule.js';
 import type { SessionPrincipal } from './principal.js';
-import type { Scope } from './scopes.js';
+import type { Scope } from '../../common/scopes.js';
 
 /** Needs a storefront session whose token carries `scope`. */
 export function RequireScope(scope: Scope) {

@@ -1,4 +1,4 @@
-import type { Scope } from './scopes.js';
+import type { Scope } from '../../common/scopes.js';
 import type { Transport } from '../entities/session.entity.js';
 
 /** Who is calling, as established by the access guard and attached to the request. */

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
-import { SCOPES } from '../access/scopes.js';
+import { SCOPES } from '../../common/scopes.js';
 import { TRANSPORTS, type Transport } from '../entities/session.entity.js';
 
 export class MintSessionDto {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SCOPES } from '../access/scopes.js';
+import { SCOPES } from '../../common/scopes.js';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../token-lifetimes.js';
 
 class SessionFields {

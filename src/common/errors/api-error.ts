@@ -1,4 +1,5 @@
 import { ERRORS, type ErrorCode } from './error-catalogue.js';
+import type { Bilingual } from '../bilingual.js';
 
 export interface FieldError {
   field: string;
@@ -21,7 +22,7 @@ export interface ApiErrorOptions {
   suggestion?: Suggestion;
   headers?: Record<string, string | number>;
   /** Overrides the catalogue message when the generic one would hide what to do. */
-  message?: { en: string; ar: string };
+  message?: Bilingual;
 }
 
 /** The one way the service refuses a request: a catalogued code, answered as RFC 9457 problem JSON. */
@@ -38,6 +39,6 @@ export class ApiError extends Error {
 }
 
 /** A validation refusal about one field, with its bilingual explanation. */
-export function invalidField(field: string, code: string, message: { en: string; ar: string }): ApiError {
+export function invalidField(field: string, code: string, message: Bilingual): ApiError {
   return new ApiError('VALIDATION_FAILED', { errors: [{ field, code, message_en: message.en, message_ar: message.ar }] });
 }

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../../infra/database/database-unavailable.js';
+import { isDatabaseUnavailable } from './database-unavailable.js';
 import { ApiError, invalidField } from './api-error.js';
 import { ERRORS, type ErrorCode } from './error-catalogue.js';
 

@@ -1,7 +1,8 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
 import { ApiError, type FieldError } from './api-error.js';
+import type { Bilingual } from '../bilingual.js';
 
-const MESSAGES: Record<string, { en: string; ar: string }> = {
+const MESSAGES: Record<string, Bilingual> = {
   whitelistValidation: { en: 'This field is not allowed.', ar: 'هذا الحقل غير مسموح.' },
   isIn: { en: 'This value is not one of the allowed values.', ar: 'هذه القيمة ليست من القيم المسموحة.' },
   isArray: { en: 'Must be an array.', ar: 'يجب أن تكون قائمة.' },

@@ -1,4 +1,3 @@
-import { RenderedJson } from '../../infra/http/rendered-json.js';
 import { invalidField } from '../errors/api-error.js';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -43,19 +42,4 @@ export function decodeCursor<T extends readonly (string | number)[]>(cursor: str
     // fall through to the refusal below
   }
   throw invalidField('cursor', 'invalidCursor', { en: 'This cursor is not valid here.', ar: 'هذا المؤشر غير صالح هنا.' });
-}
-
-/**
- * A list answer `{ items, nextCursor }` from rows that each hold one item as JSON text. Rows are
- * fetched with limit + 1: the extra row only says whether another page exists.
- */
-export function renderPage<Row extends { doc: string }>(
-  rows: Row[],
-  limit: number,
-  keyOf: (row: Row) => (string | number)[],
-): RenderedJson {
-  const items = rows.slice(0, limit);
-  const last = items.at(-1);
-  const nextCursor = rows.length > limit && last ? encodeCursor(keyOf(last)) : null;
-  return RenderedJson.fromText(`{"items":[${items.map((row) => row.doc).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`);
 }

@@ -1,6 +1,6 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, type Options } from '@mikro-orm/postgresql';
-import { ENTITIES } from './entities.js';
+import { ENTITIES } from '../../entities.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export function ormOptions(clientUrl: string, poolSize = 20): Options {

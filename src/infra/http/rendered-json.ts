@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { encodeCursor } from '../../common/pagination/cursor.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 /** Below this, compression costs more than it saves. */
@@ -38,4 +39,19 @@ export function sendRendered(request: FastifyRequest, reply: FastifyReply, page:
   const gzipped = /\bgzip\b/.test(request.headers['accept-encoding'] ?? '') ? page.gzip() : undefined;
   if (gzipped) return reply.header('Content-Encoding', 'gzip').type(JSON_TYPE).send(gzipped);
   return reply.type(JSON_TYPE).send(page.body);
+}
+
+/**
+ * A list answer `{ items, nextCursor }` from rows that each hold one item as JSON text. Rows are
+ * fetched with limit + 1: the extra row only says whether another page exists.
+ */
+export function renderPage<Row extends { doc: string }>(
+  rows: Row[],
+  limit: number,
+  keyOf: (row: Row) => (string | number)[],
+): RenderedJson {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  const nextCursor = rows.length > limit && last ? encodeCursor(keyOf(last)) : null;
+  return RenderedJson.fromText(`{"items":[${items.map((row) => row.doc).join(',')}],"nextCursor":${JSON.stringify(nextCursor)}}`);
 }

@@ -1,16 +1,14 @@
 import { Module } from '@nestjs/common';
 import { StoresModule } from '../../stores/stores.module.js';
 import { CatalogueCache } from './catalogue-cache.js';
-import { CatalogueSeeder } from './catalogue-seeder.js';
 import { CatalogueController } from './catalogue.controller.js';
 import { CatalogueService } from './catalogue.service.js';
-import { DemoStoreService } from './demo-store.service.js';
 
 /** Products, categories and brands; the page cache is shared with search, whose answers show products too. */
 @Module({
   imports: [StoresModule],
   controllers: [CatalogueController],
-  providers: [CatalogueService, CatalogueCache, CatalogueSeeder, DemoStoreService],
-  exports: [CatalogueCache, DemoStoreService],
+  providers: [CatalogueService, CatalogueCache],
+  exports: [CatalogueCache],
 })
 export class CatalogueModule {}

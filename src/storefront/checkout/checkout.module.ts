@@ -6,7 +6,7 @@ import { OrdersModule } from '../orders/orders.module.js';
 import { CheckoutController } from './checkout.controller.js';
 import { CheckoutService } from './checkout.service.js';
 import { OrderPlacementService } from './order-placement.service.js';
-import { PaymentsModule } from './payments/payments.module.js';
+import { PaymentsModule } from '../payments/payments.module.js';
 
 /** Quote, fulfilment choice and order placement, with the payment provider strategy. */
 @Module({

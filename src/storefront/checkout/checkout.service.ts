@@ -8,8 +8,8 @@ import { CartService, insufficientStock, type CartLine, type PricedLine, type St
 import type { AddressSnapshot } from '../cart/entities/cart.entity.js';
 import type { ChooseFulfilmentDto, DeliveryAddressDto } from './dto/choose-fulfilment.dto.js';
 import { shippingPrice, totalsOf, type Totals } from './pricing.js';
+import type { Bilingual } from '../../common/bilingual.js';
 
-type Bilingual = { en: string; ar: string };
 
 export interface DeliveryOption {
   code: string;

@@ -2,7 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import { createHash, randomUUID } from 'node:crypto';
-import type { Locale } from '../../account/entities/shopper.entity.js';
+import type { Locale } from '../../common/locale.js';
 import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { SessionShoppers, type SessionOwner } from '../../auth/session-shoppers.service.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
@@ -11,7 +11,7 @@ import { CartService } from '../cart/cart.service.js';
 import { OrdersService } from '../orders/orders.service.js';
 import { assertOrderable, CheckoutService, type PricedCart } from './checkout.service.js';
 import type { PlaceOrderDto } from './dto/place-order.dto.js';
-import { PAYMENT_PROVIDER, type PaymentProvider } from './payments/payment-provider.js';
+import { PAYMENT_PROVIDER, type PaymentProvider } from '../payments/payment-provider.js';
 
 /** 1 to 255 visible ASCII characters (a UUID is the usual choice). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PaymentsModule } from '../checkout/payments/payments.module.js';
+import { PaymentsModule } from '../payments/payments.module.js';
 import { OrderLifecycle } from './order-lifecycle.service.js';
 
 /**

@@ -3,8 +3,9 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
-import { PAYMENT_PROVIDER, type PaymentProvider } from '../checkout/payments/payment-provider.js';
+import { PAYMENT_PROVIDER, type PaymentProvider } from '../payments/payment-provider.js';
 import { mulDivHalfUp, withTax } from '../checkout/pricing.js';
+import type { Bilingual } from '../../common/bilingual.js';
 
 export type LifecycleAction = 'ship' | 'ready_for_pickup' | 'deliver' | 'cancel' | 'refund' | 'capture';
 
@@ -391,7 +392,7 @@ export class OrderLifecycle {
   }
 }
 
-function conflict(action: LifecycleAction, order: LockedOrder, message: { en: string; ar: string }): ApiError {
+function conflict(action: LifecycleAction, order: LockedOrder, message: Bilingual): ApiError {
   return new ApiError('ORDER_STATE_CONFLICT', {
     message,
     details: {

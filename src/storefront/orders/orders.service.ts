@@ -4,9 +4,9 @@ import { sql } from 'kysely';
 import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { SessionShoppers, type SessionOwner } from '../../auth/session-shoppers.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { decodeCursor, renderPage, UTC_MICROS_PATTERN, UUID_PATTERN } from '../../common/pagination/cursor.js';
+import { decodeCursor, UTC_MICROS_PATTERN, UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
-import { RenderedJson } from '../../infra/http/rendered-json.js';
+import { RenderedJson, renderPage } from '../../infra/http/rendered-json.js';
 
 const SUMMARY = sql`json_build_object(
   'id', o.id, 'number', o.number::text, 'status', o.status,

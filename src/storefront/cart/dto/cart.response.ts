@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { BilingualText } from '../../../common/dto/bilingual-text.js';
+import { BilingualText } from '../../../common/bilingual.js';
 
 export class VariantOptionResponse {
   @ApiProperty({ type: BilingualText }) name: BilingualText;

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { BilingualText } from '../../../common/dto/bilingual-text.js';
+import { BilingualText } from '../../../common/bilingual.js';
 
 export class CatalogueReference {
   @ApiProperty({ format: 'uuid' }) id: string;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CartLineResponse } from '../../cart/dto/cart.response.js';
-import { BilingualText } from '../../../common/dto/bilingual-text.js';
+import { BilingualText } from '../../../common/bilingual.js';
 
 export class DateRange {
   @ApiProperty({ example: '2025-06-03', description: 'Date in the store’s time zone.' }) from: string;

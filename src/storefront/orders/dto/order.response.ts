@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { VariantOptionResponse } from '../../cart/dto/cart.response.js';
 import { ShippingAddressResponse } from '../../checkout/dto/quote.response.js';
-import { BilingualText } from '../../../common/dto/bilingual-text.js';
+import { BilingualText } from '../../../common/bilingual.js';
 
 export class OrderSummaryResponse {
   @ApiProperty({ format: 'uuid' }) id: string;

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { LOCALES } from '../../../account/entities/shopper.entity.js';
+import { LOCALES } from '../../../common/locale.js';
 import { Shopper } from '../../../account/entities/shopper.entity.js';
 import { Session } from '../../../auth/entities/session.entity.js';
 import { Store } from '../../../stores/entities/store.entity.js';

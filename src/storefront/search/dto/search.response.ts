@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ProductResponse } from '../../catalogue/dto/catalogue.response.js';
-import { BilingualText } from '../../../common/dto/bilingual-text.js';
+import { BilingualText } from '../../../common/bilingual.js';
 
 class CategoryFacet {
   @ApiProperty({ format: 'uuid' }) id: string;

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { LOCALES } from '../entities/shopper.entity.js';
+import { LOCALES } from '../locale.js';
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;

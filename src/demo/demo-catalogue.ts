@@ -1,51 +1,8 @@
-export interface Bilingual {
-  en: string;
-  ar: string;
-}
+import type { Bilingual } from '../common/bilingual.js';
+import type { CatalogueInput, CategoryInput, ProductInput, VariantInput } from '../storefront/catalogue/catalogue-writer.js';
 
-export interface DemoCategory {
-  key: string;
-  parentKey: string | null;
-  slug: string;
-  name: Bilingual;
-  description: Bilingual;
-  position: number;
-}
-
-export interface DemoBrand {
-  key: string;
-  slug: string;
-  name: Bilingual;
-  description: Bilingual;
-}
-
-export interface DemoVariantOption {
-  name: Bilingual;
-  value: Bilingual;
-}
-
-export interface DemoVariant {
-  sku: string;
-  options: DemoVariantOption[];
-  price: number;
-  compareAtPrice: number | null;
-  stock: number;
-}
-
-export interface DemoProduct {
-  slug: string;
-  name: Bilingual;
-  description: Bilingual;
-  categoryKey: string;
-  brandKey: string;
-  variants: DemoVariant[];
-}
-
-export interface DemoCatalogue {
+export interface DemoCatalogue extends CatalogueInput {
   currency: 'SAR';
-  categories: DemoCategory[];
-  brands: DemoBrand[];
-  products: DemoProduct[];
 }
 
 /** mulberry32: fast, 32-bit state, good enough for demo data. Returns floats in [0, 1). */
@@ -1447,14 +1404,14 @@ function charmPrice(sar: number): number {
   return (Math.max(step, Math.round(sar / step) * step) - 1) * 100;
 }
 
-function flattenCategories(specs: CategorySpec[], parentKey: string | null = null): DemoCategory[] {
+function flattenCategories(specs: CategorySpec[], parentKey: string | null = null): CategoryInput[] {
   return specs.flatMap((spec, position) => [
     { key: spec.key, parentKey, slug: slugify(spec.key), name: { ...spec.name }, description: { ...spec.description }, position },
     ...flattenCategories(spec.children ?? [], spec.key),
   ]);
 }
 
-function departmentByCategory(categories: DemoCategory[]): Map<string, string> {
+function departmentByCategory(categories: CategoryInput[]): Map<string, string> {
   const parents = new Map(categories.map((category) => [category.key, category.parentKey]));
   const rootOf = (key: string): string => {
     const parent = parents.get(key);
@@ -1528,7 +1485,7 @@ function compareAtPriceFor(rng: Random, price: number): number {
   return candidate > price ? candidate : price + (price >= 100_000 ? 10_000 : 1_000);
 }
 
-function buildVariants(rng: Random, type: ProductType, brand: BrandSpec, productNumber: number): DemoVariant[] {
+function buildVariants(rng: Random, type: ProductType, brand: BrandSpec, productNumber: number): VariantInput[] {
   const [minSar, maxSar] = type.priceRange;
   const maxFactor = type.axes.reduce((product, optionAxis) => product * Math.max(...optionAxis.values.map((v) => v.factor)), 1);
   const baseSar = minSar + (maxSar / maxFactor - minSar) * rng() ** 1.6;
@@ -1565,7 +1522,7 @@ export function buildDemoCatalogue(options: { seed?: number; productCount?: numb
   const departments = departmentByCategory(categories);
   const brandPool = brandsByDepartment();
   const usedSlugs = new Map<string, number>();
-  const products: DemoProduct[] = [];
+  const products: ProductInput[] = [];
 
   let cycle: ProductType[] = [];
   for (let i = 0; i < productCount; i++) {

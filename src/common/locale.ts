@@ -1,5 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { LOCALES, type Locale } from './entities/shopper.entity.js';
+
+/** The languages of every text a shopper or merchant reads (contract section 1). */
+export const LOCALES = ['en', 'ar'] as const;
+export type Locale = (typeof LOCALES)[number];
 
 /** The first of our languages the request's Accept-Language names (quality order), if any. */
 export function acceptedLocale(request: FastifyRequest): Locale | undefined {

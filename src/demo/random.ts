@@ -1,4 +1,4 @@
-import { seededRandom } from '../catalogue/demo-catalogue.js';
+import { seededRandom } from './demo-catalogue.js';
 
 export type Random = () => number;
 

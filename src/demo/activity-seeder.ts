@@ -5,7 +5,7 @@ import { generateActivity, type ActivityBatch, type StoreContext, type StoreProd
 import { DAY, SECOND, windowStartOf } from './calendar.js';
 import { randomStream } from './random.js';
 import { buildQueryPool, type CatalogueWords } from './search-queries.js';
-import { correctQuery, FEW_RESULTS } from '../search/spelling.js';
+import { correctQuery, FEW_RESULTS } from '../storefront/search/spelling.js';
 
 export const DEFAULT_DEMO_ORDERS = 2000;
 export const MAX_DEMO_ORDERS = 5_000_000;

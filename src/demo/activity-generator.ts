@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DAY, demoTimeline, HOUR, SECOND, type DemoDay, type Season } from './calendar.js';
-import { shippingPrice, taxOf, totalsOf, withTax, type TaxSettings } from '../checkout/pricing.js';
-import { DemoPeople, type DemoAddress, type DemoPerson, type Locale } from './people.js';
+import { shippingPrice, taxOf, totalsOf, withTax, type TaxSettings } from '../storefront/checkout/pricing.js';
+import type { Locale } from '../common/locale.js';
+import { DemoPeople, type DemoAddress, type DemoPerson } from './people.js';
 import { apportion, between, DynamicWeights, pick, randomStream, WeightedTable, type Random } from './random.js';
 import type { PoolQuery } from './search-queries.js';
 

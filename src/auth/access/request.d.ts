@@ -1,4 +1,4 @@
-import type { SessionPrincipal } from '../../auth/access/principal.js';
+import type { SessionPrincipal } from './principal.js';
 import type { ResolvedApiKey } from '../../stores/api-key.service.js';
 
 declare module 'fastify' {

@@ -1,15 +1,15 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
-import { StoreService, type CreatedStore } from '../../stores/store.service.js';
-import { DemoActivitySeeder, DEFAULT_DEMO_ORDERS, MAX_DEMO_ORDERS, type ActivityCounts } from '../demo/activity-seeder.js';
-import { startOfUtcDay } from '../demo/calendar.js';
-import { CatalogueNotEmptyError, CatalogueSeeder, type SeedCounts } from './catalogue-seeder.js';
+import { StoreService, type CreatedStore } from '../stores/store.service.js';
+import { DemoActivitySeeder, DEFAULT_DEMO_ORDERS, MAX_DEMO_ORDERS, type ActivityCounts } from './activity-seeder.js';
+import { startOfUtcDay } from './calendar.js';
+import { CatalogueNotEmptyError, CatalogueWriter, type CatalogueCounts } from '../storefront/catalogue/catalogue-writer.js';
 import { buildDemoCatalogue } from './demo-catalogue.js';
 
 export const DEMO_SEED = 42;
 
-export type DemoSeedCounts = SeedCounts & ActivityCounts;
+export type DemoSeedCounts = CatalogueCounts & ActivityCounts;
 
 export interface DemoSeedOptions {
   seed?: number;
@@ -31,7 +31,7 @@ export class DemoStoreService {
 
   constructor(
     private readonly stores: StoreService,
-    private readonly seeder: CatalogueSeeder,
+    private readonly catalogueWriter: CatalogueWriter,
     private readonly em: EntityManager,
   ) {
     this.activity = new DemoActivitySeeder(em);
@@ -54,7 +54,7 @@ export class DemoStoreService {
       if (rows[0].found) throw new CatalogueNotEmptyError(storeId);
       await this.activity.assertNoActivity(storeId);
     }
-    const catalogue = await this.seeder.seed(storeId, buildDemoCatalogue({ seed, productCount: options.productCount }));
+    const catalogue = await this.catalogueWriter.writeInto(storeId, buildDemoCatalogue({ seed, productCount: options.productCount }));
     if (orders === 0) return { ...catalogue, ...NO_ACTIVITY };
     const activity = await this.activity.seed(storeId, {
       seed,

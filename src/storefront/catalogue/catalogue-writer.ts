@@ -2,30 +2,72 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import type { DemoCatalogue } from './demo-catalogue.js';
+import type { Bilingual } from '../../common/bilingual.js';
 
 const BATCH_ROWS = 1000;
 
-export interface SeedCounts {
+export interface CategoryInput {
+  /** Names the category within this input; `parentKey` refers to another category's key. */
+  key: string;
+  parentKey: string | null;
+  slug: string;
+  name: Bilingual;
+  description: Bilingual;
+  position: number;
+}
+
+export interface BrandInput {
+  key: string;
+  slug: string;
+  name: Bilingual;
+  description: Bilingual;
+}
+
+export interface VariantInput {
+  sku: string;
+  options: { name: Bilingual; value: Bilingual }[];
+  price: number;
+  compareAtPrice: number | null;
+  stock: number;
+}
+
+export interface ProductInput {
+  slug: string;
+  name: Bilingual;
+  description: Bilingual;
+  categoryKey: string;
+  brandKey: string;
+  variants: VariantInput[];
+}
+
+/** A whole catalogue to write into an empty store, whoever made it (the demo generator, an import). */
+export interface CatalogueInput {
+  currency: string;
+  categories: CategoryInput[];
+  brands: BrandInput[];
+  products: ProductInput[];
+}
+
+export interface CatalogueCounts {
   categories: number;
   brands: number;
   products: number;
   variants: number;
 }
 
-/** Writes a generated catalogue into one store, all or nothing, in batched multi-row inserts. */
+/** Writes a whole catalogue into one empty store, all or nothing, in batched multi-row inserts. */
 @Injectable()
-export class CatalogueSeeder {
+export class CatalogueWriter {
   constructor(private readonly em: EntityManager) {}
 
-  async seed(storeId: string, catalogue: DemoCatalogue): Promise<SeedCounts> {
+  async writeInto(storeId: string, catalogue: CatalogueInput): Promise<CatalogueCounts> {
     const counts = await this.write(storeId, catalogue);
     // Fresh statistics, or the planner keeps its empty-table guesses until autovacuum runs.
     await sql`analyze categories, brands, products, product_variants`.execute(this.em.getKysely());
     return counts;
   }
 
-  private write(storeId: string, catalogue: DemoCatalogue): Promise<SeedCounts> {
+  private write(storeId: string, catalogue: CatalogueInput): Promise<CatalogueCounts> {
     return this.em.fork().transactional(async (em) => {
       const db = em.getKysely() as unknown as Kysely<unknown>;
       const existing = await sql<{ count: number }>`select count(*)::int as count from products where store_id = ${storeId}`.execute(db);
@@ -134,7 +176,7 @@ export class CatalogueSeeder {
 
 export class CatalogueNotEmptyError extends Error {
   constructor(storeId: string) {
-    super(`store ${storeId} already has a catalogue; demo data is only seeded into an empty store`);
+    super(`store ${storeId} already has a catalogue; a whole catalogue is only written into an empty store`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AppConfig } from '../../../infra/config/app-config.js';
+import { AppConfig } from '../../infra/config/app-config.js';
 import { PAYMENT_PROVIDER, type PaymentProvider } from './payment-provider.js';
 import { TestPaymentProvider } from './test-payment-provider.js';
 

@@ -1,7 +1,7 @@
-import type { AddressSnapshot } from '../cart/entities/cart.entity.js';
+import type { Locale } from '../common/locale.js';
+import type { AddressSnapshot } from '../storefront/cart/entities/cart.entity.js';
 import { intBetween, pick, randomStream, WeightedTable, type Random } from './random.js';
 
-export type Locale = 'en' | 'ar';
 
 /** A name as written in Arabic and in Latin letters (the Latin one also makes the e-mail address). */
 interface Name {

@@ -1,4 +1,4 @@
-import type { Locale } from './people.js';
+import type { Locale } from '../common/locale.js';
 import { pick, WeightedTable, type Random } from './random.js';
 
 export interface CatalogueWords {

@@ -1,0 +1,62 @@
+import { Address } from './account/entities/address.entity.js';
+import { OneTimeCode } from './account/entities/one-time-code.entity.js';
+import { Shopper } from './account/entities/shopper.entity.js';
+import { SignInFailure } from './account/entities/sign-in-failure.entity.js';
+import { RefreshToken } from './auth/entities/refresh-token.entity.js';
+import { Session } from './auth/entities/session.entity.js';
+import { SigningKey } from './auth/entities/signing-key.entity.js';
+import { Brand } from './storefront/catalogue/entities/brand.entity.js';
+import { Category } from './storefront/catalogue/entities/category.entity.js';
+import { ProductVariant } from './storefront/catalogue/entities/product-variant.entity.js';
+import { Product } from './storefront/catalogue/entities/product.entity.js';
+import { ApiKey } from './stores/entities/api-key.entity.js';
+import { OutboxMessage } from './notifications/outbox-message.entity.js';
+import { Store } from './stores/entities/store.entity.js';
+import { CartItem } from './storefront/cart/entities/cart-item.entity.js';
+import { Cart } from './storefront/cart/entities/cart.entity.js';
+import { PickupLocation } from './storefront/checkout/entities/pickup-location.entity.js';
+import { ShippingMethod } from './storefront/checkout/entities/shipping-method.entity.js';
+import { IdempotencyKey } from './storefront/orders/entities/idempotency-key.entity.js';
+import { OrderLine } from './storefront/orders/entities/order-line.entity.js';
+import { Order } from './storefront/orders/entities/order.entity.js';
+import { Payment } from './storefront/orders/entities/payment.entity.js';
+import { RefundLine } from './storefront/orders/entities/refund-line.entity.js';
+import { Refund } from './storefront/orders/entities/refund.entity.js';
+import { ProductSearchPending } from './storefront/search/entities/product-search-pending.entity.js';
+import { ProductSearch } from './storefront/search/entities/product-search.entity.js';
+import { ProductTerms } from './storefront/search/entities/product-terms.entity.js';
+import { SearchRecord } from './storefront/search/entities/search-record.entity.js';
+import { SearchTerm } from './storefront/search/entities/search-term.entity.js';
+
+/** Every entity, registered explicitly: no folder scanning at start-up. */
+export const ENTITIES = [
+  Store,
+  ApiKey,
+  Session,
+  RefreshToken,
+  SigningKey,
+  Category,
+  Brand,
+  Product,
+  ProductVariant,
+  Shopper,
+  OneTimeCode,
+  SignInFailure,
+  Address,
+  OutboxMessage,
+  ShippingMethod,
+  PickupLocation,
+  Cart,
+  CartItem,
+  Order,
+  OrderLine,
+  Payment,
+  Refund,
+  RefundLine,
+  IdempotencyKey,
+  ProductSearch,
+  ProductSearchPending,
+  ProductTerms,
+  SearchTerm,
+  SearchRecord,
+];
