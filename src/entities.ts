@@ -16,7 +16,7 @@ import { CartItem } from './storefront/cart/entities/cart-item.entity.js';
 import { Cart } from './storefront/cart/entities/cart.entity.js';
 import { PickupLocation } from './storefront/checkout/entities/pickup-location.entity.js';
 import { ShippingMethod } from './storefront/checkout/entities/shipping-method.entity.js';
-import { IdempotencyKey } from './storefront/orders/entities/idempotency-key.entity.js';
+import { IdempotencyClaim } from './infra/idempotency/idempotency-claim.entity.js';
 import { OrderLine } from './storefront/orders/entities/order-line.entity.js';
 import { Order } from './storefront/orders/entities/order.entity.js';
 import { Payment } from './storefront/orders/entities/payment.entity.js';
@@ -53,7 +53,7 @@ export const ENTITIES = [
   Payment,
   Refund,
   RefundLine,
-  IdempotencyKey,
+  IdempotencyClaim,
   ProductSearch,
   ProductSearchPending,
   ProductTerms,

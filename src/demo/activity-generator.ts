@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DAY, demoTimeline, HOUR, SECOND, type DemoDay, type Season } from './calendar.js';
-import { shippingPrice, taxOf, totalsOf, withTax, type TaxSettings } from '../storefront/checkout/pricing.js';
+import { shippingPrice, taxOf, totalsOf, withTax, type TaxSettings } from '../storefront/pricing/pricing.js';
 import type { Locale } from '../common/locale.js';
+import type { FulfilmentStatus, NewOrder, NewOrderLine, OrderPaymentStatus, OrderStatus } from '../storefront/orders/order-writer.js';
+import type { NewPayment, PaymentMethod } from '../storefront/payments/payments.service.js';
 import { DemoPeople, type DemoAddress, type DemoPerson } from './people.js';
 import { apportion, between, DynamicWeights, pick, randomStream, WeightedTable, type Random } from './random.js';
 import type { PoolQuery } from './search-queries.js';
@@ -45,62 +47,6 @@ export interface AddressRow extends DemoAddress {
   createdAt: number;
 }
 
-export type OrderStatus = 'open' | 'completed' | 'cancelled';
-export type PaymentMethod = 'cash_on_delivery' | 'card';
-export type PaymentStatus = 'pending' | 'paid' | 'partially_refunded' | 'refunded' | 'voided';
-export type FulfilmentStatus = 'unfulfilled' | 'ready_for_pickup' | 'shipped' | 'delivered' | 'returned' | 'cancelled';
-
-export interface OrderRow {
-  id: string;
-  shopperId: string | null;
-  email: string;
-  locale: Locale;
-  status: OrderStatus;
-  paymentMethod: PaymentMethod;
-  paymentStatus: PaymentStatus;
-  fulfilmentType: 'delivery' | 'pickup';
-  fulfilmentStatus: FulfilmentStatus;
-  shippingMethodCode: string | null;
-  shippingAddress: string | null;
-  pickupLocationId: string | null;
-  itemCount: number;
-  subtotal: number;
-  shippingTotal: number;
-  taxTotal: number;
-  total: number;
-  refundedTotal: number;
-  promisedBy: number;
-  placedAt: number;
-  paidAt: number | null;
-  shippedAt: number | null;
-  readyAt: number | null;
-  deliveredAt: number | null;
-  cancelledAt: number | null;
-  refundedAt: number | null;
-}
-
-export interface LineRow {
-  orderId: string;
-  variantId: string;
-  quantity: number;
-  unitPrice: number;
-  lineTotal: number;
-  taxAmount: number;
-  returnedQuantity: number;
-  position: number;
-}
-
-export interface PaymentRow {
-  orderId: string;
-  provider: string;
-  method: PaymentMethod;
-  status: 'pending' | 'captured' | 'voided' | 'refunded';
-  amount: number;
-  reference: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
 /** A refund as the order lifecycle records one: a return of some units, or a paid order cancelled. */
 export interface RefundRow {
   id: string;
@@ -132,9 +78,9 @@ export interface SearchRow {
 export interface ActivityBatch {
   shoppers: ShopperRow[];
   addresses: AddressRow[];
-  orders: OrderRow[];
-  lines: LineRow[];
-  payments: PaymentRow[];
+  orders: NewOrder[];
+  lines: NewOrderLine[];
+  payments: NewPayment[];
   refunds: RefundRow[];
   refundLines: RefundLineRow[];
   searches: SearchRow[];
@@ -395,7 +341,7 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
   const returned = priced.map(() => 0);
   let status: OrderStatus = 'open';
   let fulfilmentStatus: FulfilmentStatus = 'unfulfilled';
-  let paymentStatus: PaymentStatus = paymentMethod === 'card' ? 'paid' : 'pending';
+  let paymentStatus: OrderPaymentStatus = paymentMethod === 'card' ? 'paid' : 'pending';
   let paidAt: number | null = paymentMethod === 'card' ? cardPaidAt : null;
   let refundedAt: number | null = null;
   let happenedCancel: number | null = null;
@@ -443,6 +389,7 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
   const delivered = status === 'completed' ? deliveredAt : null;
   batch.orders.push({
     id,
+    sessionId: null,
     shopperId: input.shopperId,
     email: input.email,
     locale: person.locale,
@@ -460,8 +407,8 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
     taxTotal: totals.tax,
     total: totals.total,
     refundedTotal,
-    promisedBy: seconds(promisedBy),
     placedAt: seconds(placedAt),
+    promisedAfterSeconds: seconds(promisedBy) - seconds(placedAt),
     paidAt: secondsOrNull(paidAt, anchor),
     shippedAt: secondsOrNull(shippedAt, anchor),
     readyAt: secondsOrNull(readyAt, anchor),

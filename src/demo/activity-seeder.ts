@@ -5,6 +5,8 @@ import { generateActivity, type ActivityBatch, type StoreContext, type StoreProd
 import { DAY, SECOND, windowStartOf } from './calendar.js';
 import { randomStream } from './random.js';
 import { buildQueryPool, type CatalogueWords } from './search-queries.js';
+import { assertLinesWritten, orderInserts, type OrderBatch } from '../storefront/orders/order-writer.js';
+import { paymentInserts } from '../storefront/payments/payments.service.js';
 import { correctQuery, FEW_RESULTS } from '../storefront/search/spelling.js';
 
 export const DEFAULT_DEMO_ORDERS = 2000;
@@ -68,7 +70,7 @@ export class DemoActivitySeeder {
       await this.assertNoActivity(storeId, db);
       const context = await this.loadContext(db, storeId, options);
       const { rows } = await sql<{ currency: string }>`select currency from stores where id = ${storeId}`.execute(db);
-      const currency = rows[0].currency;
+      const orderBatch: OrderBatch = { storeId, currency: rows[0].currency, pricesIncludeTax: context.tax.pricesIncludeTax };
 
       const { rows: before } = await sql<{ rows: number }>`
         select greatest(reltuples, 0)::float8 as rows from pg_class where oid = 'orders'::regclass`.execute(db);
@@ -85,7 +87,7 @@ export class DemoActivitySeeder {
       })) {
         checkReferences(batch, shopperIds, pickupLocationIds);
         await writing;
-        writing = this.write(db, storeId, currency, batch).then(() => {
+        writing = this.write(db, orderBatch, batch).then(() => {
           total.shoppers += batch.shoppers.length;
           total.addresses += batch.addresses.length;
           total.orders += batch.orders.length;
@@ -245,7 +247,8 @@ export class DemoActivitySeeder {
   }
 
   /** One batch in one statement (one round trip): its rows reference each other, and foreign keys are checked at its end. */
-  private async write(db: Db, storeId: string, currency: string, batch: ActivityBatch): Promise<void> {
+  private async write(db: Db, orderBatch: OrderBatch, batch: ActivityBatch): Promise<void> {
+    const { storeId, currency } = orderBatch;
     const { shoppers, addresses, orders, lines, payments, refunds, refundLines, searches } = batch;
     const of = <T, V>(rows: T[], pick: (row: T) => V): V[] => rows.map(pick);
     const { rows } = await sql<{ lines: string }>`
@@ -270,53 +273,7 @@ export class DemoActivitySeeder {
                     ${of(addresses, (a) => a.postalCode)}::text[], ${of(addresses, (a) => a.country)}::text[], ${of(addresses, (a) => a.isDefault)}::boolean[],
                     ${of(addresses, (a) => a.createdAt)}::float8[])
           as a(shopper_id, label, full_name, phone, line1, line2, district, city, region, postal_code, country, is_default, created_at)
-      ), new_orders as (
-        insert into orders (id, store_id, shopper_id, email, locale, currency, status, payment_method, payment_status, fulfilment_type,
-                            fulfilment_status, shipping_method_code, shipping_address, pickup_location_id, item_count, subtotal, shipping_total,
-                            tax_total, total, refunded_total, prices_include_tax, promised_by, placed_at, paid_at, shipped_at, ready_at,
-                            delivered_at, cancelled_at, refunded_at)
-        select o.id, ${storeId}, o.shopper_id, o.email, o.locale, ${currency}, o.status, o.payment_method, o.payment_status, o.fulfilment_type,
-               o.fulfilment_status, o.shipping_method_code, o.shipping_address::jsonb, o.pickup_location_id, o.item_count, o.subtotal,
-               o.shipping_total, o.tax_total, o.total, o.refunded_total, s.prices_include_tax, to_timestamp(o.promised_by),
-               to_timestamp(o.placed_at), to_timestamp(o.paid_at), to_timestamp(o.shipped_at), to_timestamp(o.ready_at),
-               to_timestamp(o.delivered_at), to_timestamp(o.cancelled_at), to_timestamp(o.refunded_at)
-        from unnest(${of(orders, (o) => o.id)}::uuid[], ${of(orders, (o) => o.shopperId)}::uuid[], ${of(orders, (o) => o.email)}::text[],
-                    ${of(orders, (o) => o.locale)}::text[], ${of(orders, (o) => o.status)}::text[], ${of(orders, (o) => o.paymentMethod)}::text[],
-                    ${of(orders, (o) => o.paymentStatus)}::text[], ${of(orders, (o) => o.fulfilmentType)}::text[],
-                    ${of(orders, (o) => o.fulfilmentStatus)}::text[], ${of(orders, (o) => o.shippingMethodCode)}::text[],
-                    ${of(orders, (o) => o.shippingAddress)}::text[], ${of(orders, (o) => o.pickupLocationId)}::uuid[],
-                    ${of(orders, (o) => o.itemCount)}::int[], ${of(orders, (o) => o.subtotal)}::int[], ${of(orders, (o) => o.shippingTotal)}::int[],
-                    ${of(orders, (o) => o.taxTotal)}::int[], ${of(orders, (o) => o.total)}::int[], ${of(orders, (o) => o.refundedTotal)}::int[],
-                    ${of(orders, (o) => o.promisedBy)}::float8[], ${of(orders, (o) => o.placedAt)}::float8[], ${of(orders, (o) => o.paidAt)}::float8[],
-                    ${of(orders, (o) => o.shippedAt)}::float8[], ${of(orders, (o) => o.readyAt)}::float8[], ${of(orders, (o) => o.deliveredAt)}::float8[],
-                    ${of(orders, (o) => o.cancelledAt)}::float8[], ${of(orders, (o) => o.refundedAt)}::float8[]) with ordinality
-          as o(id, shopper_id, email, locale, status, payment_method, payment_status, fulfilment_type, fulfilment_status, shipping_method_code,
-               shipping_address, pickup_location_id, item_count, subtotal, shipping_total, tax_total, total, refunded_total, promised_by,
-               placed_at, paid_at, shipped_at, ready_at, delivered_at, cancelled_at, refunded_at, position)
-        cross join stores s where s.id = ${storeId}
-        -- order numbers follow the time the orders were placed
-        order by o.position
-      ), new_lines as (
-        insert into order_lines (store_id, order_id, product_id, variant_id, category_id, brand_id, sku, product_name_en, product_name_ar,
-                                 options, quantity, unit_price, line_total, tax_amount, returned_quantity, position)
-        select ${storeId}, l.order_id, p.id, v.id, p.category_id, p.brand_id, v.sku, p.name_en, p.name_ar, v.options, l.quantity,
-               l.unit_price, l.line_total, l.tax_amount, l.returned_quantity, l.position
-        from unnest(${of(lines, (l) => l.orderId)}::uuid[], ${of(lines, (l) => l.variantId)}::uuid[], ${of(lines, (l) => l.quantity)}::int[],
-                    ${of(lines, (l) => l.unitPrice)}::int[], ${of(lines, (l) => l.lineTotal)}::int[], ${of(lines, (l) => l.taxAmount)}::int[],
-                    ${of(lines, (l) => l.returnedQuantity)}::int[], ${of(lines, (l) => l.position)}::int[])
-          as l(order_id, variant_id, quantity, unit_price, line_total, tax_amount, returned_quantity, position)
-        join product_variants v on v.id = l.variant_id
-        join products p on p.id = v.product_id
-        returning id, order_id, position
-      ), new_payments as (
-        insert into payments (store_id, order_id, provider, method, status, amount, currency, provider_reference, created_at, updated_at)
-        select ${storeId}, p.order_id, p.provider, p.method, p.status, p.amount, ${currency}, p.reference, to_timestamp(p.created_at),
-               to_timestamp(p.updated_at)
-        from unnest(${of(payments, (p) => p.orderId)}::uuid[], ${of(payments, (p) => p.provider)}::text[], ${of(payments, (p) => p.method)}::text[],
-                    ${of(payments, (p) => p.status)}::text[], ${of(payments, (p) => p.amount)}::int[], ${of(payments, (p) => p.reference)}::text[],
-                    ${of(payments, (p) => p.createdAt)}::float8[], ${of(payments, (p) => p.updatedAt)}::float8[])
-          as p(order_id, provider, method, status, amount, reference, created_at, updated_at)
-      ), new_refunds as (
+      ), ${orderInserts(orderBatch, orders, lines)}, ${paymentInserts(storeId, currency, payments)}, new_refunds as (
         insert into refunds (id, store_id, order_id, reason, amount, shipping_amount, currency, restocked, created_at)
         select r.id, ${storeId}, r.order_id, r.reason, r.amount, r.shipping_amount, ${currency}, r.restocked, to_timestamp(r.created_at)
         from unnest(${of(refunds, (r) => r.id)}::uuid[], ${of(refunds, (r) => r.orderId)}::uuid[], ${of(refunds, (r) => r.reason)}::text[],
@@ -340,8 +297,7 @@ export class DemoActivitySeeder {
       )
       -- every data-modifying part runs to completion whether or not it is read
       select count(*) as lines from new_lines`.execute(db);
-    if (Number(rows[0].lines) !== lines.length)
-      throw new Error(`${lines.length - Number(rows[0].lines)} order lines found no variant of store ${storeId}`);
+    assertLinesWritten(orderBatch, lines.length, Number(rows[0].lines));
   }
 }
 

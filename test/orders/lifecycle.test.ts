@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { PAYMENT_PROVIDER, type PaymentProvider } from '../../src/storefront/payments/payment-provider.js';
 import { OrderLifecycle, type OrderState } from '../../src/storefront/orders/order-lifecycle.service.js';
+import { Payments } from '../../src/storefront/payments/payments.service.js';
 import { buildOnce } from '../support/build.js';
 import { runCli } from '../support/cli.js';
 import { createStore, type TestStore } from '../support/fixtures.js';
@@ -23,6 +24,7 @@ describe('order lifecycle after placement', () => {
   let a: TestStore;
   let b: TestStore;
   let lifecycle: OrderLifecycle;
+  let payments: Payments;
   let provider: PaymentProvider;
   const sql = async (text: string, values: unknown[] = []) => (await db.query(text, values)).rows;
 
@@ -106,6 +108,7 @@ describe('order lifecycle after placement', () => {
       createStore(t.app, { seedCatalogue: true, productCount: 20 }),
     ]);
     lifecycle = t.app.get(OrderLifecycle);
+    payments = t.app.get(Payments);
     provider = t.app.get<PaymentProvider>(PAYMENT_PROVIDER);
   });
   afterEach(() => {
@@ -227,9 +230,9 @@ describe('order lifecycle after placement', () => {
     capture.mockClear();
 
     const runs = await Promise.all([
-      lifecycle.captureStalled(overOneDay),
-      lifecycle.captureStalled(overOneDay),
-      lifecycle.captureStalled(overOneDay),
+      payments.captureStalled(overOneDay),
+      payments.captureStalled(overOneDay),
+      payments.captureStalled(overOneDay),
     ]);
     expect(runs.reduce((sum, run) => sum + run.captured, 0)).toBe(1);
     expect(capture).toHaveBeenCalledTimes(1);
@@ -242,9 +245,9 @@ describe('order lifecycle after placement', () => {
     // A provider still failing leaves the order authorised, for the next run.
     await sql(`update orders set placed_at = placed_at - interval '2 days' where id = $1`, [recent.order.id]);
     capture.mockRejectedValueOnce(new Error('gateway timeout'));
-    expect(await lifecycle.captureStalled(overOneDay)).toEqual({ captured: 0, failed: 1 });
+    expect(await payments.captureStalled(overOneDay)).toEqual({ captured: 0, failed: 1 });
     expect(await orderRow(recent.order.id)).toMatchObject({ payment_status: 'authorized' });
-    expect(await lifecycle.captureStalled(overOneDay)).toEqual({ captured: 1, failed: 0 });
+    expect(await payments.captureStalled(overOneDay)).toEqual({ captured: 1, failed: 0 });
   });
 
   it('cancels an unshipped order: stock back, cash voided; a second cancel is refused', async () => {

@@ -162,8 +162,14 @@ export const ERRORS = {
   IDEMPOTENCY_KEY_REQUIRED: {
     status: 400,
     title: 'Bad Request',
-    message_en: 'Placing an order needs an Idempotency-Key header (1 to 255 visible characters).',
-    message_ar: 'يتطلب تقديم الطلب ترويسة Idempotency-Key (من 1 إلى 255 حرفًا مرئيًا).',
+    message_en: 'This request needs an Idempotency-Key header (1 to 255 visible ASCII characters, e.g. a UUID).',
+    message_ar: 'يتطلب هذا الطلب ترويسة Idempotency-Key (من 1 إلى 255 حرفًا مرئيًا من ASCII، مثل UUID).',
+  },
+  IDEMPOTENCY_KEY_INVALID: {
+    status: 400,
+    title: 'Bad Request',
+    message_en: 'The Idempotency-Key header must be 1 to 255 visible ASCII characters (no spaces), e.g. a UUID.',
+    message_ar: 'يجب أن تكون ترويسة Idempotency-Key من 1 إلى 255 حرفًا مرئيًا من ASCII (دون مسافات)، مثل UUID.',
   },
   IDEMPOTENCY_KEY_REUSED: {
     status: 422,

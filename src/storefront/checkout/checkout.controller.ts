@@ -1,9 +1,10 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentSession, RequireScope } from '../../auth/access/decorators.js';
 import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
+import { IdempotencyKey } from '../../infra/idempotency/idempotency-key.decorator.js';
 import { OrderResponse } from '../orders/dto/order.response.js';
 import { CheckoutService } from './checkout.service.js';
 import { ChooseFulfilmentDto } from './dto/choose-fulfilment.dto.js';
@@ -61,11 +62,6 @@ export class CheckoutController {
       'A retry with the same key and body answers the same order (201 with `Idempotent-Replayed: true`); the same key with another body is refused. ' +
       'Cards are authorised before and captured after the order is written; a declined card writes nothing.',
   })
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: true,
-    description: '1 to 255 visible ASCII characters, e.g. a UUID; one per order attempt.',
-  })
   @ApiCreatedResponse({
     type: OrderResponse,
     headers: { 'Idempotent-Replayed': { description: '`true` when the key had already placed this order.', schema: { type: 'string' } } },
@@ -73,6 +69,7 @@ export class CheckoutController {
   @ApiProblemResponses([
     'VALIDATION_FAILED',
     'IDEMPOTENCY_KEY_REQUIRED',
+    'IDEMPOTENCY_KEY_INVALID',
     'IDEMPOTENCY_KEY_REUSED',
     'CART_EMPTY',
     'FULFILMENT_REQUIRED',
@@ -83,7 +80,7 @@ export class CheckoutController {
   ])
   async placeOrder(
     @CurrentSession() session: SessionPrincipal,
-    @Headers('idempotency-key') key: string | undefined,
+    @IdempotencyKey() key: string,
     @Headers('accept-language') acceptLanguage: string | undefined,
     @Body() body: PlaceOrderDto,
     @Res({ passthrough: true }) reply: FastifyReply,

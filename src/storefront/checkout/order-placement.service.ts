@@ -1,30 +1,29 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Locale } from '../../common/locale.js';
 import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { SessionShoppers, type SessionOwner } from '../../auth/session-shoppers.service.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
+import {
+  claimIdempotencyKey,
+  findIdempotencyClaim,
+  requestHashOf,
+  type IdempotencyScope,
+} from '../../infra/idempotency/idempotency-claims.js';
 import { NotificationsService } from '../../notifications/notifications.service.js';
 import { CartService } from '../cart/cart.service.js';
+import { insertOrders } from '../orders/order-writer.js';
 import { OrdersService } from '../orders/orders.service.js';
+import { paymentInserts, Payments, type Authorization } from '../payments/payments.service.js';
 import { assertOrderable, CheckoutService, type PricedCart } from './checkout.service.js';
 import type { PlaceOrderDto } from './dto/place-order.dto.js';
-import { PAYMENT_PROVIDER, type PaymentProvider } from '../payments/payment-provider.js';
-
-/** 1 to 255 visible ASCII characters (a UUID is the usual choice). */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 
 export interface PlacedOrder {
   order: Record<string, unknown>;
   /** True when the key had already placed this order: nothing new was written. */
   replayed: boolean;
-}
-
-interface Authorization {
-  reference: string;
-  amount: number;
 }
 
 type Outcome =
@@ -52,11 +51,11 @@ export class OrderPlacementService {
     private readonly checkout: CheckoutService,
     private readonly orders: OrdersService,
     private readonly notifications: NotificationsService,
-    @Inject(PAYMENT_PROVIDER) private readonly payments: PaymentProvider,
+    private readonly payments: Payments,
   ) {}
 
-  async place(principal: SessionPrincipal, key: string | undefined, body: PlaceOrderDto, acceptLanguage?: string): Promise<PlacedOrder> {
-    if (key === undefined || !IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
+  /** `key` is the request's Idempotency-Key, already checked (see @IdempotencyKey). */
+  async place(principal: SessionPrincipal, key: string, body: PlaceOrderDto, acceptLanguage?: string): Promise<PlacedOrder> {
     checkPaymentFields(body);
     const owner = await this.shoppers.ownerOf(principal);
     const requestHash = hashOf(body);
@@ -75,21 +74,21 @@ export class OrderPlacementService {
         if (replay) return replay;
         throw error;
       }
-      authorization = await this.authorize(body.card!.token, priced, key);
+      authorization = await this.payments.authorize(body.card!.token, priced.totals.total, priced.cart.currency, key);
     }
 
     let outcome: Outcome;
     try {
       outcome = await this.em.fork().transactional((em) => this.write(em, owner, key, requestHash, body, contact, authorization));
     } catch (error) {
-      if (authorization) await this.release(authorization);
+      if (authorization) await this.payments.release(authorization);
       throw error;
     }
     if (outcome.kind === 'replay') {
-      if (authorization) await this.release(authorization);
+      if (authorization) await this.payments.release(authorization);
       return { order: await this.orders.detail(this.em, owner.storeId, outcome.orderId), replayed: true };
     }
-    if (authorization) await this.capture(outcome.orderId, authorization);
+    if (authorization) await this.payments.captureAfterPlacement(outcome.orderId, authorization);
     this.confirm(owner.storeId, contact, outcome);
     return { order: await this.orders.detail(this.em, owner.storeId, outcome.orderId), replayed: false };
   }
@@ -106,16 +105,9 @@ export class OrderPlacementService {
     const db = em.getKysely();
     const orderId = randomUUID();
     // First statement: a concurrent request with this key waits here until this transaction ends.
-    const claimed = await sql`
-      insert into idempotency_keys (store_id, session_id, key, request_hash, order_id)
-      values (${owner.storeId}, ${owner.sessionId}, ${key}, ${requestHash}, ${orderId})
-      on conflict do nothing`.execute(db);
-    if (Number(claimed.numAffectedRows ?? 0) === 0) {
-      const existing = await this.findKey(em, owner, key);
-      if (!existing) throw new Error('idempotency key conflicted but is not stored');
-      if (existing.request_hash !== requestHash) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
-      return { kind: 'replay', orderId: existing.order_id };
-    }
+    const claim = await claimIdempotencyKey(em, idempotencyScopeOf(owner), key, requestHash, orderId);
+    if (claim.kind === 'mismatch') throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+    if (claim.kind === 'replay') return { kind: 'replay', orderId: claim.resultId };
 
     const priced = await this.pricedOrderable(em, owner, true);
     const { cart, lines, totals, quote } = priced;
@@ -131,52 +123,55 @@ export class OrderPlacementService {
 
     const fulfilment = quote.fulfilment!;
     const promise = priced.promise!;
-    const { rows } = await sql<{ number: string }>`
-      insert into orders (id, store_id, session_id, shopper_id, email, locale, currency, payment_method, payment_status,
-                          fulfilment_type, shipping_method_code, shipping_address, pickup_location_id,
-                          item_count, subtotal, shipping_total, tax_total, total, prices_include_tax, promised_by)
-      values (${orderId}, ${owner.storeId}, ${owner.sessionId}, ${owner.shopperId}, ${contact.email}, ${contact.locale}, ${cart.currency},
-              ${body.paymentMethod}, ${authorization ? 'authorized' : 'pending'}, ${fulfilment.type},
-              ${fulfilment.type === 'delivery' ? fulfilment.shippingMethod.code : null},
-              ${fulfilment.type === 'delivery' ? JSON.stringify(fulfilment.address) : null}::jsonb,
-              ${fulfilment.type === 'pickup' ? fulfilment.pickupLocation.id : null},
-              ${quote.itemCount}, ${totals.subtotal}, ${totals.shipping}, ${totals.tax}, ${totals.total}, ${quote.taxIncluded},
-              now() + ${'days' in promise ? sql`make_interval(days => ${promise.days})` : sql`make_interval(hours => ${promise.hours})`})
-      returning number::text`.execute(db);
-    const orderLines = JSON.stringify(
+    const batch = { storeId: owner.storeId, currency: cart.currency, pricesIncludeTax: quote.taxIncluded };
+    const numbers = await insertOrders(
+      db,
+      batch,
+      [
+        {
+          id: orderId,
+          sessionId: owner.sessionId,
+          shopperId: owner.shopperId,
+          email: contact.email,
+          locale: contact.locale,
+          status: 'open',
+          paymentMethod: body.paymentMethod,
+          paymentStatus: authorization ? 'authorized' : 'pending',
+          fulfilmentType: fulfilment.type,
+          fulfilmentStatus: 'unfulfilled',
+          shippingMethodCode: fulfilment.type === 'delivery' ? fulfilment.shippingMethod.code : null,
+          shippingAddress: fulfilment.type === 'delivery' ? JSON.stringify(fulfilment.address) : null,
+          pickupLocationId: fulfilment.type === 'pickup' ? fulfilment.pickupLocation.id : null,
+          itemCount: quote.itemCount,
+          subtotal: totals.subtotal,
+          shippingTotal: totals.shipping,
+          taxTotal: totals.tax,
+          total: totals.total,
+          refundedTotal: 0,
+          placedAt: null,
+          promisedAfterSeconds: 'days' in promise ? promise.days * 86_400 : promise.hours * 3_600,
+          paidAt: null,
+          shippedAt: null,
+          readyAt: null,
+          deliveredAt: null,
+          cancelledAt: null,
+          refundedAt: null,
+        },
+      ],
       lines.map((line, position) => ({
-        product_id: line.product.id,
-        variant_id: line.variantId,
-        category_id: line.categoryId,
-        brand_id: line.brandId,
-        sku: line.sku,
-        product_name_en: line.name.en,
-        product_name_ar: line.name.ar,
-        options: line.options,
+        orderId,
+        variantId: line.variantId,
         quantity: line.quantity,
-        unit_price: line.unitPrice,
-        line_total: line.lineTotal,
-        tax_amount: totals.lineTaxes[position],
+        unitPrice: line.unitPrice,
+        lineTotal: line.lineTotal,
+        taxAmount: totals.lineTaxes[position],
+        returnedQuantity: 0,
         position,
       })),
-    );
-    await sql`
-      insert into order_lines (store_id, order_id, product_id, variant_id, category_id, brand_id, sku, product_name_en, product_name_ar,
-                               options, quantity, unit_price, line_total, tax_amount, position)
-      select ${owner.storeId}, ${orderId}, product_id, variant_id, category_id, brand_id, sku, product_name_en, product_name_ar,
-             options, quantity, unit_price, line_total, tax_amount, position
-      from jsonb_to_recordset(${orderLines}::jsonb) as line(product_id uuid, variant_id uuid, category_id uuid, brand_id uuid, sku text,
-           product_name_en text, product_name_ar text, options jsonb, quantity int, unit_price int, line_total int, tax_amount int, position int)`.execute(
-      db,
-    );
-    await sql`
-      insert into payments (store_id, order_id, provider, method, status, amount, currency, provider_reference)
-      values (${owner.storeId}, ${orderId}, ${authorization ? this.payments.name : 'cash_on_delivery'}, ${body.paymentMethod},
-              ${authorization ? 'authorized' : 'pending'}, ${totals.total}, ${cart.currency}, ${authorization?.reference ?? null})`.execute(
-      db,
+      [paymentInserts(owner.storeId, cart.currency, [this.payments.placementPayment(orderId, body.paymentMethod, totals.total, authorization)])],
     );
     await sql`update carts set status = 'converted', email = ${contact.email}, updated_at = now() where id = ${cart.id}`.execute(db);
-    return { kind: 'placed', orderId, number: rows[0].number, total: totals.total, currency: cart.currency, itemCount: quote.itemCount };
+    return { kind: 'placed', orderId, number: numbers.get(orderId)!, total: totals.total, currency: cart.currency, itemCount: quote.itemCount };
   }
 
   /**
@@ -198,44 +193,6 @@ export class OrderPlacementService {
     return priced;
   }
 
-  private async authorize(token: string, priced: PricedCart, key: string): Promise<Authorization> {
-    const result = await this.payments.authorize({
-      token,
-      amount: priced.totals.total,
-      currency: priced.cart.currency,
-      idempotencyKey: key,
-    });
-    if (!result.approved) throw new ApiError('PAYMENT_DECLINED', { details: { reason: result.reason } });
-    return { reference: result.reference, amount: priced.totals.total };
-  }
-
-  /** Captures after commit. A failed capture leaves the order `authorized`, to be captured again later. */
-  private async capture(orderId: string, authorization: Authorization): Promise<void> {
-    try {
-      await this.payments.capture(authorization.reference, authorization.amount);
-    } catch (error) {
-      this.logger.error(`card capture failed for order ${orderId}; it stays authorized: ${String(error)}`);
-      return;
-    }
-    await this.em.fork().transactional(async (em) => {
-      const db = em.getKysely();
-      await sql`update payments set status = 'captured', updated_at = now() where order_id = ${orderId} and status = 'authorized'`.execute(
-        db,
-      );
-      await sql`update orders set payment_status = 'paid', paid_at = now() where id = ${orderId} and payment_status = 'authorized'`.execute(
-        db,
-      );
-    });
-  }
-
-  private async release(authorization: Authorization): Promise<void> {
-    try {
-      await this.payments.void(authorization.reference);
-    } catch (error) {
-      this.logger.error(`voiding card authorization ${authorization.reference} failed: ${String(error)}`);
-    }
-  }
-
   /** The confirmation email is best effort: the order stands whether or not it goes out. */
   private confirm(storeId: string, contact: { email: string; locale: Locale }, placed: Extract<Outcome, { kind: 'placed' }>): void {
     this.notifications
@@ -250,17 +207,10 @@ export class OrderPlacementService {
   }
 
   private async storedOrder(owner: SessionOwner, key: string, requestHash: string): Promise<PlacedOrder | null> {
-    const existing = await this.findKey(this.em, owner, key);
-    if (!existing) return null;
-    if (existing.request_hash !== requestHash) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
-    return { order: await this.orders.detail(this.em, owner.storeId, existing.order_id), replayed: true };
-  }
-
-  private async findKey(em: EntityManager, owner: SessionOwner, key: string) {
-    const { rows } = await sql<{ request_hash: string; order_id: string }>`
-      select request_hash, order_id from idempotency_keys
-      where store_id = ${owner.storeId} and session_id = ${owner.sessionId} and key = ${key}`.execute(em.getKysely());
-    return rows[0];
+    const earlier = await findIdempotencyClaim(this.em, idempotencyScopeOf(owner), key, requestHash);
+    if (!earlier) return null;
+    if (earlier.kind === 'mismatch') throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+    return { order: await this.orders.detail(this.em, owner.storeId, earlier.resultId), replayed: true };
   }
 
   /** The signed-in shopper's email and language; a guest gives an email, and the language comes from Accept-Language. */
@@ -294,6 +244,10 @@ function checkPaymentFields(body: PlaceOrderDto): void {
 
 /** What makes two requests "the same" for an Idempotency-Key: the body's meaning, not its formatting. */
 function hashOf(body: PlaceOrderDto): string {
-  const canonical = JSON.stringify([body.paymentMethod, body.card?.token ?? null, body.email?.trim().toLowerCase() ?? null]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return requestHashOf([body.paymentMethod, body.card?.token ?? null, body.email?.trim().toLowerCase() ?? null]);
+}
+
+/** A checkout key is the session's: another session may use the same key for its own order. */
+function idempotencyScopeOf(owner: SessionOwner): IdempotencyScope {
+  return { storeId: owner.storeId, scope: `checkout:${owner.sessionId}` };
 }

@@ -1,13 +1,13 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
-import { PAYMENT_PROVIDER, type PaymentProvider } from '../payments/payment-provider.js';
-import { mulDivHalfUp, withTax } from '../checkout/pricing.js';
+import { Payments, type LockedPayment } from '../payments/payments.service.js';
+import { mulDivHalfUp, withTax } from '../pricing/pricing.js';
 import type { Bilingual } from '../../common/bilingual.js';
 
-export type LifecycleAction = 'ship' | 'ready_for_pickup' | 'deliver' | 'cancel' | 'refund' | 'capture';
+export type LifecycleAction = 'ship' | 'ready_for_pickup' | 'deliver' | 'cancel' | 'refund';
 
 export interface RefundRequest {
   lines: { lineId: string; quantity: number }[];
@@ -39,12 +39,9 @@ export interface OrderState {
   lines: { id: string; sku: string; quantity: number; returnedQuantity: number; unitPrice: number }[];
 }
 
-interface LockedOrder {
-  id: string;
+interface LockedOrder extends LockedPayment {
   number: string;
   status: string;
-  payment_method: 'card' | 'cash_on_delivery';
-  payment_status: string;
   fulfilment_type: 'delivery' | 'pickup';
   fulfilment_status: string;
   total: number;
@@ -52,11 +49,6 @@ interface LockedOrder {
   shipping_total: number;
   tax_total: number;
   prices_include_tax: boolean;
-  payment_id: string | null;
-  payment_reference: string | null;
-  payment_amount: number | null;
-  /** The moment of this transition: read after the row lock, so it never precedes the previous transition. */
-  at: string;
 }
 
 interface LockedLine {
@@ -96,36 +88,8 @@ export class OrderLifecycle {
 
   constructor(
     private readonly em: EntityManager,
-    @Inject(PAYMENT_PROVIDER) private readonly payments: PaymentProvider,
+    private readonly payments: Payments,
   ) {}
-
-  /**
-   * Cards authorised at placement whose capture failed after the commit, captured again, oldest first:
-   * open orders placed more than `graceSeconds` ago (the placement's own capture has had its chance)
-   * and within the last 7 days (authorisations expire). Each order is captured under its row lock
-   * and only while still authorised, so instances running this at the same time capture each once.
-   */
-  async captureStalled(options: { graceSeconds?: number; limit?: number } = {}): Promise<{ captured: number; failed: number }> {
-    const { rows } = await sql<{ id: string; store_id: string }>`
-      select id, store_id from orders
-      where payment_method = 'card' and payment_status = 'authorized' and status = 'open'
-        and placed_at < now() - make_interval(secs => ${options.graceSeconds ?? 120}) and placed_at > now() - interval '7 days'
-      order by placed_at
-      limit ${options.limit ?? 100}`.execute(this.em.getKysely());
-    const outcome = { captured: 0, failed: 0 };
-    for (const row of rows) {
-      try {
-        let captured = false;
-        await this.transition(row.store_id, row.id, 'capture', async (em, order) => {
-          if (order.status === 'open') captured = await this.captureIfAuthorized(em, order);
-        });
-        if (captured) outcome.captured += 1;
-      } catch {
-        outcome.failed += 1;
-      }
-    }
-    return outcome;
-  }
 
   /** A delivery order leaves the warehouse: unfulfilled → shipped. */
   ship(storeId: string, orderId: string): Promise<OrderState> {
@@ -136,7 +100,7 @@ export class OrderLifecycle {
           ar: 'لا يُشحن إلا طلب توصيل مفتوح لم يُجهّز بعد.',
         });
       }
-      await this.captureIfAuthorized(em, order);
+      await this.payments.captureIfAuthorized(em, order);
       await sql`update orders set fulfilment_status = 'shipped', shipped_at = ${order.at}::timestamptz where id = ${order.id}`.execute(
         em.getKysely(),
       );
@@ -152,7 +116,7 @@ export class OrderLifecycle {
           ar: 'لا يُجهّز للاستلام إلا طلب استلام مفتوح لم يُجهّز بعد.',
         });
       }
-      await this.captureIfAuthorized(em, order);
+      await this.payments.captureIfAuthorized(em, order);
       await sql`update orders set fulfilment_status = 'ready_for_pickup', ready_at = ${order.at}::timestamptz where id = ${order.id}`.execute(
         em.getKysely(),
       );
@@ -168,17 +132,11 @@ export class OrderLifecycle {
           ar: 'لا يُسلَّم إلا طلب مشحون أو جاهز للاستلام.',
         });
       }
-      const db = em.getKysely();
-      await this.captureIfAuthorized(em, order);
-      if (order.payment_method === 'cash_on_delivery' && order.payment_status === 'pending') {
-        await sql`update payments set status = 'captured', updated_at = ${order.at}::timestamptz where id = ${order.payment_id}`.execute(
-          db,
-        );
-        await sql`update orders set payment_status = 'paid', paid_at = ${order.at}::timestamptz where id = ${order.id}`.execute(db);
-      }
+      await this.payments.captureIfAuthorized(em, order);
+      await this.payments.collectCash(em, order);
       await sql`
         update orders set status = 'completed', fulfilment_status = 'delivered', delivered_at = ${order.at}::timestamptz
-        where id = ${order.id}`.execute(db);
+        where id = ${order.id}`.execute(em.getKysely());
     });
   }
 
@@ -199,7 +157,7 @@ export class OrderLifecycle {
       const lines = await this.lines(em, order.id);
       if (order.payment_status === 'paid') {
         const amount = order.total - order.refunded_total;
-        await this.callProvider('refund', order, () => this.payments.refund(order.payment_reference!, amount));
+        await this.payments.refund(em, order, amount, true);
         await recordRefund(em, order, {
           reason: 'cancellation',
           amount,
@@ -212,18 +170,9 @@ export class OrderLifecycle {
             amount: paidFor(line, order.prices_include_tax),
           })),
         });
-        await sql`update payments set status = 'refunded', updated_at = ${order.at}::timestamptz where id = ${order.payment_id}`.execute(
-          db,
-        );
-        await sql`
-          update orders set payment_status = 'refunded', refunded_total = total, refunded_at = ${order.at}::timestamptz
-          where id = ${order.id}`.execute(db);
+        await sql`update orders set refunded_total = total, refunded_at = ${order.at}::timestamptz where id = ${order.id}`.execute(db);
       } else {
-        if (order.payment_status === 'authorized') {
-          await this.callProvider('void', order, () => this.payments.void(order.payment_reference!));
-        }
-        await sql`update payments set status = 'voided', updated_at = ${order.at}::timestamptz where id = ${order.payment_id}`.execute(db);
-        await sql`update orders set payment_status = 'voided' where id = ${order.id}`.execute(db);
+        await this.payments.voidUncollected(em, order);
       }
       await restock(
         em,
@@ -289,25 +238,16 @@ export class OrderLifecycle {
       const amount = returned.reduce((sum, units) => sum + units.amount, 0) + shippingAmount;
 
       const db = em.getKysely();
-      if (amount > 0 && order.payment_method === 'card') {
-        await this.callProvider('refund', order, () => this.payments.refund(order.payment_reference!, amount));
-      }
+      await this.payments.refund(em, order, amount, order.refunded_total + amount >= order.total);
       await recordRefund(em, order, { reason: 'return', amount, shippingAmount, restocked: request.restock, lines: returned });
       const changes = JSON.stringify(returned.map(({ id, quantity }) => ({ id, quantity })));
       await sql`
         update order_lines ol set returned_quantity = ol.returned_quantity + r.quantity
         from jsonb_to_recordset(${changes}::jsonb) as r(id uuid, quantity int)
         where ol.id = r.id and ol.order_id = ${order.id}`.execute(db);
-      const fullyRefunded = order.refunded_total + amount >= order.total;
-      if (fullyRefunded) {
-        await sql`update payments set status = 'refunded', updated_at = ${order.at}::timestamptz where id = ${order.payment_id}`.execute(
-          db,
-        );
-      }
       await sql`
         update orders set
           refunded_total = refunded_total + ${amount},
-          payment_status = ${fullyRefunded ? 'refunded' : 'partially_refunded'},
           refunded_at = ${order.at}::timestamptz,
           fulfilment_status = case
             when exists (select 1 from order_lines where order_id = ${order.id} and returned_quantity < quantity) then 'delivered'
@@ -369,26 +309,6 @@ export class OrderLifecycle {
       select id, variant_id, quantity, returned_quantity, line_total, tax_amount
       from order_lines where order_id = ${orderId} order by position`.execute(em.getKysely());
     return rows;
-  }
-
-  /** A card whose capture failed after the order was placed is captured before the order moves on. */
-  private async captureIfAuthorized(em: EntityManager, order: LockedOrder): Promise<boolean> {
-    if (order.payment_status !== 'authorized') return false;
-    await this.callProvider('capture', order, () => this.payments.capture(order.payment_reference!, order.payment_amount!));
-    const db = em.getKysely();
-    await sql`update payments set status = 'captured', updated_at = ${order.at}::timestamptz where id = ${order.payment_id}`.execute(db);
-    await sql`update orders set payment_status = 'paid', paid_at = ${order.at}::timestamptz where id = ${order.id}`.execute(db);
-    order.payment_status = 'paid';
-    return true;
-  }
-
-  private async callProvider(operation: string, order: LockedOrder, call: () => Promise<void>): Promise<void> {
-    try {
-      await call();
-    } catch (error) {
-      this.logger.error(`payment ${operation} failed for order ${order.id}: ${String(error)}`);
-      throw new ApiError('PAYMENT_PROVIDER_FAILED', { details: { operation } });
-    }
   }
 }
 

@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../infra/config/app-config.js';
 import { PAYMENT_PROVIDER, type PaymentProvider } from './payment-provider.js';
+import { PaymentCaptureScheduler } from './payment-capture.scheduler.js';
+import { Payments } from './payments.service.js';
 import { TestPaymentProvider } from './test-payment-provider.js';
 
-/** The card payment provider chosen by PAYMENT_PROVIDER. */
+/** Payments through the card provider chosen by PAYMENT_PROVIDER, and the retry of stalled captures. */
 @Module({
   providers: [
     TestPaymentProvider,
+    Payments,
+    PaymentCaptureScheduler,
     {
       provide: PAYMENT_PROVIDER,
       inject: [AppConfig, TestPaymentProvider],
@@ -16,6 +20,6 @@ import { TestPaymentProvider } from './test-payment-provider.js';
       },
     },
   ],
-  exports: [PAYMENT_PROVIDER],
+  exports: [Payments],
 })
 export class PaymentsModule {}

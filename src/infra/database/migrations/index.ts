@@ -1,10 +1,17 @@
 import { Migration0001Foundation } from './0001-foundation.js';
 import { Migration0002ShoppersAndOrders } from './0002-shoppers-and-orders.js';
 import { Migration0003Search } from './0003-search.js';
+import { Migration0004IdempotencyClaims } from './0004-idempotency-claims.js';
 
-/** Applied in order on start; a new migration is appended here. */
+/**
+ * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
+ * out there have run it as it was, so it is never edited again. A change to the schema is a new
+ * migration appended here, and its checksum joins SHIPPED_MIGRATIONS in test/database/migrations.test.ts,
+ * which fails when a shipped one changes.
+ */
 export const MIGRATIONS = [
   { name: '0001-foundation', class: Migration0001Foundation },
   { name: '0002-shoppers-and-orders', class: Migration0002ShoppersAndOrders },
   { name: '0003-search', class: Migration0003Search },
+  { name: '0004-idempotency-claims', class: Migration0004IdempotencyClaims },
 ];

@@ -1,0 +1,135 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Locale } from '../../common/locale.js';
+import type { PaymentMethod } from '../payments/payments.service.js';
+
+export type OrderStatus = 'open' | 'completed' | 'cancelled';
+export type OrderPaymentStatus = 'pending' | 'authorized' | 'paid' | 'partially_refunded' | 'refunded' | 'voided';
+export type FulfilmentStatus = 'unfulfilled' | 'ready_for_pickup' | 'shipped' | 'delivered' | 'returned' | 'cancelled';
+
+/** An order to insert. Times are epoch seconds; a null `placedAt` means the transaction's `now()`. */
+export interface NewOrder {
+  id: string;
+  /** The storefront session that placed it; null for orders that come from elsewhere (demo history, imports). */
+  sessionId: string | null;
+  shopperId: string | null;
+  email: string;
+  locale: Locale;
+  status: OrderStatus;
+  paymentMethod: PaymentMethod;
+  paymentStatus: OrderPaymentStatus;
+  fulfilmentType: 'delivery' | 'pickup';
+  fulfilmentStatus: FulfilmentStatus;
+  shippingMethodCode: string | null;
+  /** The delivery address as JSON text: a copy, so later edits of an address book do not rewrite history. */
+  shippingAddress: string | null;
+  pickupLocationId: string | null;
+  itemCount: number;
+  subtotal: number;
+  shippingTotal: number;
+  taxTotal: number;
+  total: number;
+  refundedTotal: number;
+  placedAt: number | null;
+  /** The promise, counted from the placing time: delivered or ready for pickup by then. */
+  promisedAfterSeconds: number;
+  paidAt: number | null;
+  shippedAt: number | null;
+  readyAt: number | null;
+  deliveredAt: number | null;
+  cancelledAt: number | null;
+  refundedAt: number | null;
+}
+
+/** A line of a NewOrder. What was sold (product, category, brand, names, SKU, options) is copied from the variant as it is now. */
+export interface NewOrderLine {
+  orderId: string;
+  variantId: string;
+  quantity: number;
+  unitPrice: number;
+  lineTotal: number;
+  taxAmount: number;
+  returnedQuantity: number;
+  position: number;
+}
+
+/** What every order of one write shares: its store, the store's currency and whether its prices include tax. */
+export interface OrderBatch {
+  storeId: string;
+  currency: string;
+  pricesIncludeTax: boolean;
+}
+
+/**
+ * The one way orders and their lines are inserted (checkout one at a time, the demo by the thousand):
+ * two parts of a WITH statement, `new_orders` (returning id, number) and `new_lines` (returning id,
+ * order_id, position), over unnest()ed arrays, so a batch of any size is one statement. Order numbers
+ * follow the orders' positions in the batch. A caller adds its own parts (payments, refunds…) and
+ * must check, as `insertOrders` does, that every line found its variant.
+ */
+export function orderInserts(batch: OrderBatch, orders: NewOrder[], lines: NewOrderLine[]): RawBuilder<unknown> {
+  const of = <T, V>(rows: T[], pick: (row: T) => V): V[] => rows.map(pick);
+  return sql`
+    new_orders as (
+      insert into orders (id, store_id, session_id, shopper_id, email, locale, currency, status, payment_method, payment_status,
+                          fulfilment_type, fulfilment_status, shipping_method_code, shipping_address, pickup_location_id, item_count,
+                          subtotal, shipping_total, tax_total, total, refunded_total, prices_include_tax, promised_by, placed_at, paid_at,
+                          shipped_at, ready_at, delivered_at, cancelled_at, refunded_at)
+      select o.id, ${batch.storeId}, o.session_id, o.shopper_id, o.email, o.locale, ${batch.currency}, o.status, o.payment_method,
+             o.payment_status, o.fulfilment_type, o.fulfilment_status, o.shipping_method_code, o.shipping_address::jsonb,
+             o.pickup_location_id, o.item_count, o.subtotal, o.shipping_total, o.tax_total, o.total, o.refunded_total,
+             ${batch.pricesIncludeTax}, coalesce(to_timestamp(o.placed_at), now()) + make_interval(secs => o.promised_after),
+             coalesce(to_timestamp(o.placed_at), now()), to_timestamp(o.paid_at), to_timestamp(o.shipped_at), to_timestamp(o.ready_at),
+             to_timestamp(o.delivered_at), to_timestamp(o.cancelled_at), to_timestamp(o.refunded_at)
+      from unnest(${of(orders, (o) => o.id)}::uuid[], ${of(orders, (o) => o.sessionId)}::uuid[], ${of(orders, (o) => o.shopperId)}::uuid[],
+                  ${of(orders, (o) => o.email)}::text[], ${of(orders, (o) => o.locale)}::text[], ${of(orders, (o) => o.status)}::text[],
+                  ${of(orders, (o) => o.paymentMethod)}::text[], ${of(orders, (o) => o.paymentStatus)}::text[],
+                  ${of(orders, (o) => o.fulfilmentType)}::text[], ${of(orders, (o) => o.fulfilmentStatus)}::text[],
+                  ${of(orders, (o) => o.shippingMethodCode)}::text[], ${of(orders, (o) => o.shippingAddress)}::text[],
+                  ${of(orders, (o) => o.pickupLocationId)}::uuid[], ${of(orders, (o) => o.itemCount)}::int[], ${of(orders, (o) => o.subtotal)}::int[],
+                  ${of(orders, (o) => o.shippingTotal)}::int[], ${of(orders, (o) => o.taxTotal)}::int[], ${of(orders, (o) => o.total)}::int[],
+                  ${of(orders, (o) => o.refundedTotal)}::int[], ${of(orders, (o) => o.promisedAfterSeconds)}::float8[],
+                  ${of(orders, (o) => o.placedAt)}::float8[], ${of(orders, (o) => o.paidAt)}::float8[], ${of(orders, (o) => o.shippedAt)}::float8[],
+                  ${of(orders, (o) => o.readyAt)}::float8[], ${of(orders, (o) => o.deliveredAt)}::float8[],
+                  ${of(orders, (o) => o.cancelledAt)}::float8[], ${of(orders, (o) => o.refundedAt)}::float8[]) with ordinality
+        as o(id, session_id, shopper_id, email, locale, status, payment_method, payment_status, fulfilment_type, fulfilment_status,
+             shipping_method_code, shipping_address, pickup_location_id, item_count, subtotal, shipping_total, tax_total, total,
+             refunded_total, promised_after, placed_at, paid_at, shipped_at, ready_at, delivered_at, cancelled_at, refunded_at, position)
+      order by o.position
+      returning id, number
+    ), new_lines as (
+      insert into order_lines (store_id, order_id, product_id, variant_id, category_id, brand_id, sku, product_name_en, product_name_ar,
+                               options, quantity, unit_price, line_total, tax_amount, returned_quantity, position)
+      select ${batch.storeId}, l.order_id, p.id, v.id, p.category_id, p.brand_id, v.sku, p.name_en, p.name_ar, v.options, l.quantity,
+             l.unit_price, l.line_total, l.tax_amount, l.returned_quantity, l.position
+      from unnest(${of(lines, (l) => l.orderId)}::uuid[], ${of(lines, (l) => l.variantId)}::uuid[], ${of(lines, (l) => l.quantity)}::int[],
+                  ${of(lines, (l) => l.unitPrice)}::int[], ${of(lines, (l) => l.lineTotal)}::int[], ${of(lines, (l) => l.taxAmount)}::int[],
+                  ${of(lines, (l) => l.returnedQuantity)}::int[], ${of(lines, (l) => l.position)}::int[])
+        as l(order_id, variant_id, quantity, unit_price, line_total, tax_amount, returned_quantity, position)
+      join product_variants v on v.id = l.variant_id and v.store_id = ${batch.storeId}
+      join products p on p.id = v.product_id
+      returning id, order_id, position
+    )`;
+}
+
+/** Fails a write some of whose lines named no variant of the store: such a line would silently go missing. */
+export function assertLinesWritten(batch: OrderBatch, expected: number, written: number): void {
+  if (written !== expected) throw new Error(`${expected - written} order lines found no variant of store ${batch.storeId}`);
+}
+
+/**
+ * Inserts orders and their lines in one statement, with the caller's `alongside` parts (another
+ * table's inserts, e.g. the orders' payments); returns each order's number by id.
+ */
+export async function insertOrders(
+  db: Kysely<any>,
+  batch: OrderBatch,
+  orders: NewOrder[],
+  lines: NewOrderLine[],
+  alongside: RawBuilder<unknown>[] = [],
+): Promise<Map<string, string>> {
+  const { rows } = await sql<{ id: string; number: string; lines: number }>`
+    with ${sql.join([orderInserts(batch, orders, lines), ...alongside])}
+    select o.id, o.number::text, (select count(*)::int from new_lines) as lines from new_orders o`.execute(db);
+  assertLinesWritten(batch, lines.length, rows[0]?.lines ?? 0);
+  return new Map(rows.map((row) => [row.id, row.number]));
+}
