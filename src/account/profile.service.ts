@@ -61,10 +61,7 @@ export class ProfileService {
         const db = em.getKysely();
         await sql`update shoppers set ${sql.join(changes)}, updated_at = now()
                   where id = ${owner.shopperId} and store_id = ${owner.storeId}`.execute(db);
-        if (newHash !== undefined) {
-          await sql`update sessions set shopper_id = null, shopper_attached_at = null
-                    where shopper_id = ${owner.shopperId} and id <> ${owner.sessionId}`.execute(db);
-        }
+        if (newHash !== undefined) await this.sessions.detachElsewhere(em, owner.shopperId, owner.sessionId);
       });
     }
     return this.render(owner.storeId, owner.shopperId);

@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { sql } from 'kysely';
+import { NotificationsService } from '../notifications/notifications.service.js';
 import { SIGN_IN_WINDOW_MINUTES } from './sign-in-limiter.js';
 
 /** Outbox messages carry live one-time codes in plain text: they are the development mailbox, kept a week. */
@@ -23,7 +24,10 @@ export interface Purged {
 export class SecretsRetentionScheduler {
   private readonly logger = new Logger(SecretsRetentionScheduler.name);
 
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly notifications: NotificationsService,
+  ) {}
 
   @Cron(CronExpression.EVERY_HOUR, { name: 'account-secrets-retention' })
   async purgeHourly(): Promise<void> {
@@ -42,12 +46,10 @@ export class SecretsRetentionScheduler {
       where coalesce(consumed_at, expires_at) < now() - make_interval(hours => ${CODE_RETENTION_HOURS})`.execute(db);
     const failures = await sql`
       delete from sign_in_failures where created_at < now() - make_interval(mins => ${2 * SIGN_IN_WINDOW_MINUTES})`.execute(db);
-    const outbox = await sql`
-      delete from notification_outbox where created_at < now() - make_interval(days => ${OUTBOX_RETENTION_DAYS})`.execute(db);
     return {
       oneTimeCodes: Number(codes.numAffectedRows ?? 0),
       signInFailures: Number(failures.numAffectedRows ?? 0),
-      outboxMessages: Number(outbox.numAffectedRows ?? 0),
+      outboxMessages: await this.notifications.purgeOutbox(OUTBOX_RETENTION_DAYS),
     };
   }
 }

@@ -45,4 +45,10 @@ export class SessionShoppers {
   async detach(em: EntityManager, sessionId: string): Promise<void> {
     await sql`update sessions set shopper_id = null, shopper_attached_at = null where id = ${sessionId}`.execute(em.getKysely());
   }
+
+  /** Signs the shopper out of every session but `keptSessionId` (after a password change). */
+  async detachElsewhere(em: EntityManager, shopperId: string, keptSessionId: string): Promise<void> {
+    await sql`update sessions set shopper_id = null, shopper_attached_at = null
+              where shopper_id = ${shopperId} and id <> ${keptSessionId}`.execute(em.getKysely());
+  }
 }

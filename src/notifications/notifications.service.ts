@@ -37,4 +37,11 @@ export class NotificationsService {
       ...rendered,
     });
   }
+
+  /** Deletes outbox messages older than `days`; returns how many. */
+  async purgeOutbox(days: number): Promise<number> {
+    const { numAffectedRows } = await sql`
+      delete from notification_outbox where created_at < now() - make_interval(days => ${days})`.execute(this.em.getKysely());
+    return Number(numAffectedRows ?? 0);
+  }
 }

@@ -25,7 +25,8 @@ export function IdempotencyKey(): ParameterDecorator {
     ApiHeader({
       name: 'Idempotency-Key',
       required: true,
-      description: '1 to 255 visible ASCII characters, e.g. a UUID; one per attempt. A retry with the same key and body answers the first result.',
+      description:
+        '1 to 255 visible ASCII characters, e.g. a UUID; one per attempt. A retry with the same key and body answers the first result.',
     })(target, propertyKey!, descriptor);
   };
 }

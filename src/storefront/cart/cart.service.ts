@@ -8,6 +8,7 @@ import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import type { VariantOption } from '../catalogue/entities/product-variant.entity.js';
 import type { AddressSnapshot, FulfilmentType } from './entities/cart.entity.js';
 import { StoreService } from '../../stores/store.service.js';
+import { adoptGuestOrders } from '../orders/order-writer.js';
 
 export const MAX_LINE_QUANTITY = 999;
 export const MAX_CART_LINES = 100;
@@ -161,6 +162,39 @@ export class CartService {
   }
 
   /** The owner's active cart, optionally locked for the rest of the caller's transaction. */
+  /** The cart became an order: it is kept, no longer active, with the email the order went to. */
+  async convert(em: EntityManager, cartId: string, email: string): Promise<void> {
+    await sql`update carts set status = 'converted', email = ${email}, updated_at = now() where id = ${cartId}`.execute(em.getKysely());
+  }
+
+  /** Chooses pickup at one of the store's active locations; the location's id, or null when there is none. */
+  async choosePickup(em: EntityManager, cartId: string, storeId: string, pickupLocationId: string): Promise<string | null> {
+    const { rows } = await sql<{ id: string }>`
+      update carts set fulfilment_type = 'pickup', pickup_location_id = pl.id, shipping_method_id = null,
+             shipping_address = null, updated_at = now()
+      from pickup_locations pl
+      where carts.id = ${cartId} and pl.id = ${pickupLocationId} and pl.store_id = ${storeId} and pl.active
+      returning pl.id`.execute(em.getKysely());
+    return rows[0]?.id ?? null;
+  }
+
+  /** Chooses delivery by one of the store's active methods (by code) to `address`; the method's id, or null when there is none. */
+  async chooseDelivery(
+    em: EntityManager,
+    cartId: string,
+    storeId: string,
+    methodCode: string,
+    address: AddressSnapshot,
+  ): Promise<string | null> {
+    const { rows } = await sql<{ id: string }>`
+      update carts set fulfilment_type = 'delivery', shipping_method_id = sm.id, shipping_address = ${JSON.stringify(address)}::jsonb,
+             pickup_location_id = null, updated_at = now()
+      from shipping_methods sm
+      where carts.id = ${cartId} and sm.store_id = ${storeId} and sm.code = ${methodCode} and sm.active
+      returning sm.id`.execute(em.getKysely());
+    return rows[0]?.id ?? null;
+  }
+
   async findActive(em: EntityManager, owner: SessionOwner, lock = false): Promise<StoredCart | null> {
     const { rows } = await sql<CartRow>`
       select id, store_id, currency, fulfilment_type, shipping_method_id, shipping_address, pickup_location_id
@@ -195,9 +229,7 @@ export class CartService {
   async mergeIntoShopper(em: EntityManager, storeId: string, sessionId: string, shopperId: string): Promise<void> {
     const db = em.getKysely();
     await sql`select 1 from shoppers where id = ${shopperId} and store_id = ${storeId} for update`.execute(db);
-    await sql`
-      update orders set shopper_id = ${shopperId}
-      where store_id = ${storeId} and session_id = ${sessionId} and shopper_id is null`.execute(db);
+    await adoptGuestOrders(em, { storeId, sessionId, shopperId });
     const anonymous = await sql<{ id: string }>`
       select id from carts
       where store_id = ${storeId} and session_id = ${sessionId} and shopper_id is null and status = 'active'

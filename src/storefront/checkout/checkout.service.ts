@@ -10,7 +10,6 @@ import type { ChooseFulfilmentDto, DeliveryAddressDto } from './dto/choose-fulfi
 import { shippingPrice, totalsOf, type Totals } from '../pricing/pricing.js';
 import type { Bilingual } from '../../common/bilingual.js';
 
-
 export interface DeliveryOption {
   code: string;
   name: Bilingual;
@@ -104,19 +103,13 @@ export class CheckoutService {
       const cart = await this.carts.findActive(em, owner, true);
       if (!cart) throw new ApiError('CART_EMPTY');
       const lines = await this.nonEmptyLines(em, cart);
-      const db = em.getKysely();
       let chosen: StoredCart;
       if (choice.type === 'pickup') {
         refuseFields(choice, ['shippingMethod', 'addressId', 'address'], 'pickup');
         if (!choice.pickupLocationId) throw required('pickupLocationId');
-        const { rows } = await sql<{ id: string }>`
-          update carts set fulfilment_type = 'pickup', pickup_location_id = pl.id, shipping_method_id = null,
-                 shipping_address = null, updated_at = now()
-          from pickup_locations pl
-          where carts.id = ${cart.id} and pl.id = ${choice.pickupLocationId} and pl.store_id = ${owner.storeId} and pl.active
-          returning pl.id`.execute(db);
-        if (!rows[0]) throw new ApiError('PICKUP_LOCATION_UNKNOWN');
-        chosen = { ...cart, fulfilmentType: 'pickup', pickupLocationId: rows[0].id, shippingMethodId: null, shippingAddress: null };
+        const locationId = await this.carts.choosePickup(em, cart.id, owner.storeId, choice.pickupLocationId);
+        if (!locationId) throw new ApiError('PICKUP_LOCATION_UNKNOWN');
+        chosen = { ...cart, fulfilmentType: 'pickup', pickupLocationId: locationId, shippingMethodId: null, shippingAddress: null };
       } else {
         refuseFields(choice, ['pickupLocationId'], 'delivery');
         if (!choice.shippingMethod) throw required('shippingMethod');
@@ -127,14 +120,9 @@ export class CheckoutService {
           });
         }
         const address = choice.address ? snapshotOf(choice.address) : await savedAddress(em, owner, choice.addressId!);
-        const { rows } = await sql<{ id: string }>`
-          update carts set fulfilment_type = 'delivery', shipping_method_id = sm.id, shipping_address = ${JSON.stringify(address)}::jsonb,
-                 pickup_location_id = null, updated_at = now()
-          from shipping_methods sm
-          where carts.id = ${cart.id} and sm.store_id = ${owner.storeId} and sm.code = ${choice.shippingMethod} and sm.active
-          returning sm.id`.execute(db);
-        if (!rows[0]) throw new ApiError('SHIPPING_METHOD_UNKNOWN', { details: { shippingMethod: choice.shippingMethod } });
-        chosen = { ...cart, fulfilmentType: 'delivery', shippingMethodId: rows[0].id, shippingAddress: address, pickupLocationId: null };
+        const methodId = await this.carts.chooseDelivery(em, cart.id, owner.storeId, choice.shippingMethod, address);
+        if (!methodId) throw new ApiError('SHIPPING_METHOD_UNKNOWN', { details: { shippingMethod: choice.shippingMethod } });
+        chosen = { ...cart, fulfilmentType: 'delivery', shippingMethodId: methodId, shippingAddress: address, pickupLocationId: null };
       }
       return (await this.price(em, chosen, lines)).quote;
     });

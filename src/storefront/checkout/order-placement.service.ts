@@ -14,6 +14,7 @@ import {
 } from '../../infra/idempotency/idempotency-claims.js';
 import { NotificationsService } from '../../notifications/notifications.service.js';
 import { CartService } from '../cart/cart.service.js';
+import { takeStock } from '../catalogue/stock.js';
 import { insertOrders } from '../orders/order-writer.js';
 import { OrdersService } from '../orders/orders.service.js';
 import { paymentInserts, Payments, type Authorization } from '../payments/payments.service.js';
@@ -114,12 +115,7 @@ export class OrderPlacementService {
     if (authorization && authorization.amount !== totals.total) {
       throw new ApiError('PRICE_CHANGED', { details: { authorizedTotal: authorization.amount, total: totals.total } });
     }
-    const sold = JSON.stringify(lines.map((line) => ({ variant_id: line.variantId, quantity: line.quantity })));
-    const decremented = await sql`
-      update product_variants pv set stock = pv.stock - sold.quantity
-      from jsonb_to_recordset(${sold}::jsonb) as sold(variant_id uuid, quantity int)
-      where pv.id = sold.variant_id and pv.stock >= sold.quantity`.execute(db);
-    if (Number(decremented.numAffectedRows ?? 0) !== lines.length) throw new Error('stock changed under a row lock');
+    if (!(await takeStock(em, lines))) throw new Error('stock changed under a row lock');
 
     const fulfilment = quote.fulfilment!;
     const promise = priced.promise!;
@@ -168,10 +164,21 @@ export class OrderPlacementService {
         returnedQuantity: 0,
         position,
       })),
-      [paymentInserts(owner.storeId, cart.currency, [this.payments.placementPayment(orderId, body.paymentMethod, totals.total, authorization)])],
+      [
+        paymentInserts(owner.storeId, cart.currency, [
+          this.payments.placementPayment(orderId, body.paymentMethod, totals.total, authorization),
+        ]),
+      ],
     );
-    await sql`update carts set status = 'converted', email = ${contact.email}, updated_at = now() where id = ${cart.id}`.execute(db);
-    return { kind: 'placed', orderId, number: numbers.get(orderId)!, total: totals.total, currency: cart.currency, itemCount: quote.itemCount };
+    await this.carts.convert(em, cart.id, contact.email);
+    return {
+      kind: 'placed',
+      orderId,
+      number: numbers.get(orderId)!,
+      total: totals.total,
+      currency: cart.currency,
+      itemCount: quote.itemCount,
+    };
   }
 
   /**

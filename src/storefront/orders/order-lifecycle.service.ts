@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { Payments, type LockedPayment } from '../payments/payments.service.js';
+import { returnStock } from '../catalogue/stock.js';
 import { mulDivHalfUp, withTax } from '../pricing/pricing.js';
 import type { Bilingual } from '../../common/bilingual.js';
 
@@ -174,7 +175,7 @@ export class OrderLifecycle {
       } else {
         await this.payments.voidUncollected(em, order);
       }
-      await restock(
+      await returnStock(
         em,
         lines.map((line) => ({ variantId: line.variant_id, quantity: line.quantity - line.returned_quantity })),
       );
@@ -254,7 +255,7 @@ export class OrderLifecycle {
             else 'returned' end
         where id = ${order.id}`.execute(db);
       if (request.restock) {
-        await restock(
+        await returnStock(
           em,
           returned.map(({ variantId, quantity }) => ({ variantId, quantity })),
         );
@@ -360,21 +361,6 @@ function paidFor(line: LockedLine, pricesIncludeTax: boolean): number {
 function shippingPaid(order: LockedOrder, lines: LockedLine[]): number {
   const shippingTax = order.tax_total - lines.reduce((sum, line) => sum + line.tax_amount, 0);
   return withTax(order.shipping_total, shippingTax, order.prices_include_tax);
-}
-
-/** Puts units back in stock: variant rows locked in id order, as checkout locks them, so the two cannot deadlock. */
-async function restock(em: EntityManager, units: { variantId: string | null; quantity: number }[]): Promise<void> {
-  const changes = units.filter((unit) => unit.variantId !== null && unit.quantity > 0);
-  if (changes.length === 0) return;
-  const db = em.getKysely();
-  const json = JSON.stringify(changes.map((unit) => ({ variant_id: unit.variantId, quantity: unit.quantity })));
-  await sql`
-    select id from product_variants where id = any(select variant_id from jsonb_to_recordset(${json}::jsonb) as r(variant_id uuid, quantity int))
-    order by id for no key update`.execute(db);
-  await sql`
-    update product_variants pv set stock = pv.stock + r.quantity
-    from jsonb_to_recordset(${json}::jsonb) as r(variant_id uuid, quantity int)
-    where pv.id = r.variant_id`.execute(db);
 }
 
 interface RefundedUnits {

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Locale } from '../../common/locale.js';
 import type { PaymentMethod } from '../payments/payments.service.js';
@@ -109,6 +110,13 @@ export function orderInserts(batch: OrderBatch, orders: NewOrder[], lines: NewOr
       join products p on p.id = v.product_id
       returning id, order_id, position
     )`;
+}
+
+/** The orders a session placed as a guest become its shopper's, when the session signs in. */
+export async function adoptGuestOrders(em: EntityManager, owner: { storeId: string; sessionId: string; shopperId: string }): Promise<void> {
+  await sql`
+    update orders set shopper_id = ${owner.shopperId}
+    where store_id = ${owner.storeId} and session_id = ${owner.sessionId} and shopper_id is null`.execute(em.getKysely());
 }
 
 /** Fails a write some of whose lines named no variant of the store: such a line would silently go missing. */
