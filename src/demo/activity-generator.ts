@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { DAY, demoTimeline, HOUR, SECOND, type DemoDay, type Season } from './calendar.js';
 import { shippingPrice, taxOf, totalsOf, withTax, type TaxSettings } from '../storefront/pricing/pricing.js';
 import type { Locale } from '../common/locale.js';
-import type { FulfilmentStatus, NewOrder, NewOrderLine, OrderPaymentStatus, OrderStatus } from '../storefront/orders/order-writer.js';
+import type { NewAddress, NewShopper } from '../account/shopper-writer.js';
+import type {
+  FulfilmentStatus,
+  NewOrder,
+  NewOrderLine,
+  NewRefund,
+  NewRefundLine,
+  OrderPaymentStatus,
+  OrderStatus,
+} from '../storefront/orders/order-writer.js';
 import type { NewPayment, PaymentMethod } from '../storefront/payments/payments.service.js';
 import { DemoPeople, type DemoAddress, type DemoPerson } from './people.js';
 import { apportion, between, DynamicWeights, pick, randomStream, WeightedTable, type Random } from './random.js';
@@ -28,45 +37,7 @@ export interface StoreContext {
   resultCounts: Map<string, number>;
 }
 
-/** Times are whole epoch seconds. */
-export interface ShopperRow {
-  id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  phone: string | null;
-  locale: Locale;
-  marketingOptIn: boolean;
-  emailVerifiedAt: number | null;
-  createdAt: number;
-}
-
-export interface AddressRow extends DemoAddress {
-  shopperId: string;
-  isDefault: boolean;
-  createdAt: number;
-}
-
-/** A refund as the order lifecycle records one: a return of some units, or a paid order cancelled. */
-export interface RefundRow {
-  id: string;
-  orderId: string;
-  reason: 'return' | 'cancellation';
-  amount: number;
-  shippingAmount: number;
-  restocked: boolean;
-  createdAt: number;
-}
-
-/** The units of an order line (by its position) a refund paid for. */
-export interface RefundLineRow {
-  refundId: string;
-  orderId: string;
-  position: number;
-  quantity: number;
-  amount: number;
-}
-
+/** A search of the history: recorded without a session, at `createdAt` (epoch seconds). */
 export interface SearchRow {
   shopperId: string | null;
   query: string;
@@ -76,13 +47,13 @@ export interface SearchRow {
 }
 
 export interface ActivityBatch {
-  shoppers: ShopperRow[];
-  addresses: AddressRow[];
+  shoppers: NewShopper[];
+  addresses: NewAddress[];
   orders: NewOrder[];
   lines: NewOrderLine[];
   payments: NewPayment[];
-  refunds: RefundRow[];
-  refundLines: RefundLineRow[];
+  refunds: NewRefund[];
+  refundLines: NewRefundLine[];
   searches: SearchRow[];
 }
 

@@ -5,8 +5,11 @@ import { generateActivity, type ActivityBatch, type StoreContext, type StoreProd
 import { DAY, SECOND, windowStartOf } from './calendar.js';
 import { randomStream } from './random.js';
 import { buildQueryPool, type CatalogueWords } from './search-queries.js';
-import { assertLinesWritten, orderInserts, type OrderBatch } from '../storefront/orders/order-writer.js';
+import { shopperInserts } from '../account/shopper-writer.js';
+import { backdateProducts } from '../storefront/catalogue/catalogue-writer.js';
+import { assertLinesWritten, orderInserts, refundInserts, type OrderBatch } from '../storefront/orders/order-writer.js';
 import { paymentInserts } from '../storefront/payments/payments.service.js';
+import { searchInserts } from '../storefront/search/search-recorder.js';
 import { correctQuery, FEW_RESULTS } from '../storefront/search/spelling.js';
 
 export const DEFAULT_DEMO_ORDERS = 2000;
@@ -194,12 +197,7 @@ export class DemoActivitySeeder {
       return Math.round(at / SECOND);
     });
     const ids = rows.map((row) => row.id);
-    await sql`
-      update products p set created_at = to_timestamp(l.at), updated_at = to_timestamp(l.at)
-      from unnest(${ids}::uuid[], ${launches}::float8[]) as l(id, at) where p.id = l.id`.execute(db);
-    await sql`
-      update product_variants v set created_at = p.created_at
-      from products p where p.id = v.product_id and p.store_id = ${storeId}`.execute(db);
+    await backdateProducts(db, storeId, ids, launches);
     return new Map(ids.map((id, i) => [id, launches[i] * SECOND]));
   }
 
@@ -250,51 +248,10 @@ export class DemoActivitySeeder {
   private async write(db: Db, orderBatch: OrderBatch, batch: ActivityBatch): Promise<void> {
     const { storeId, currency } = orderBatch;
     const { shoppers, addresses, orders, lines, payments, refunds, refundLines, searches } = batch;
-    const of = <T, V>(rows: T[], pick: (row: T) => V): V[] => rows.map(pick);
     const { rows } = await sql<{ lines: string }>`
-      with new_shoppers as (
-        insert into shoppers (id, store_id, email, email_normalized, first_name, last_name, phone, locale, marketing_opt_in,
-                              email_verified_at, created_at, updated_at)
-        select s.id, ${storeId}, s.email, s.email, s.first_name, s.last_name, s.phone, s.locale, s.opt_in,
-               to_timestamp(s.verified_at), to_timestamp(s.created_at), to_timestamp(s.created_at)
-        from unnest(${of(shoppers, (s) => s.id)}::uuid[], ${of(shoppers, (s) => s.email)}::text[], ${of(shoppers, (s) => s.firstName)}::text[],
-                    ${of(shoppers, (s) => s.lastName)}::text[], ${of(shoppers, (s) => s.phone)}::text[], ${of(shoppers, (s) => s.locale)}::text[],
-                    ${of(shoppers, (s) => s.marketingOptIn)}::boolean[], ${of(shoppers, (s) => s.emailVerifiedAt)}::float8[],
-                    ${of(shoppers, (s) => s.createdAt)}::float8[])
-          as s(id, email, first_name, last_name, phone, locale, opt_in, verified_at, created_at)
-      ), new_addresses as (
-        insert into addresses (store_id, shopper_id, label, full_name, phone, line1, line2, district, city, region, postal_code, country,
-                               is_default_shipping, created_at, updated_at)
-        select ${storeId}, a.shopper_id, a.label, a.full_name, a.phone, a.line1, a.line2, a.district, a.city, a.region, a.postal_code, a.country,
-               a.is_default, to_timestamp(a.created_at), to_timestamp(a.created_at)
-        from unnest(${of(addresses, (a) => a.shopperId)}::uuid[], ${of(addresses, (a) => a.label)}::text[], ${of(addresses, (a) => a.fullName)}::text[],
-                    ${of(addresses, (a) => a.phone)}::text[], ${of(addresses, (a) => a.line1)}::text[], ${of(addresses, (a) => a.line2)}::text[],
-                    ${of(addresses, (a) => a.district)}::text[], ${of(addresses, (a) => a.city)}::text[], ${of(addresses, (a) => a.region)}::text[],
-                    ${of(addresses, (a) => a.postalCode)}::text[], ${of(addresses, (a) => a.country)}::text[], ${of(addresses, (a) => a.isDefault)}::boolean[],
-                    ${of(addresses, (a) => a.createdAt)}::float8[])
-          as a(shopper_id, label, full_name, phone, line1, line2, district, city, region, postal_code, country, is_default, created_at)
-      ), ${orderInserts(orderBatch, orders, lines)}, ${paymentInserts(storeId, currency, payments)}, new_refunds as (
-        insert into refunds (id, store_id, order_id, reason, amount, shipping_amount, currency, restocked, created_at)
-        select r.id, ${storeId}, r.order_id, r.reason, r.amount, r.shipping_amount, ${currency}, r.restocked, to_timestamp(r.created_at)
-        from unnest(${of(refunds, (r) => r.id)}::uuid[], ${of(refunds, (r) => r.orderId)}::uuid[], ${of(refunds, (r) => r.reason)}::text[],
-                    ${of(refunds, (r) => r.amount)}::int[], ${of(refunds, (r) => r.shippingAmount)}::int[],
-                    ${of(refunds, (r) => r.restocked)}::boolean[], ${of(refunds, (r) => r.createdAt)}::float8[])
-          as r(id, order_id, reason, amount, shipping_amount, restocked, created_at)
-      ), new_refund_lines as (
-        -- the order lines of this statement are only visible through what their insert returned
-        insert into refund_lines (refund_id, order_line_id, quantity, amount)
-        select rl.refund_id, nl.id, rl.quantity, rl.amount
-        from unnest(${of(refundLines, (r) => r.refundId)}::uuid[], ${of(refundLines, (r) => r.orderId)}::uuid[],
-                    ${of(refundLines, (r) => r.position)}::int[], ${of(refundLines, (r) => r.quantity)}::int[], ${of(refundLines, (r) => r.amount)}::int[])
-          as rl(refund_id, order_id, position, quantity, amount)
-        join new_lines nl on nl.order_id = rl.order_id and nl.position = rl.position
-      ), new_searches as (
-        insert into searches (store_id, shopper_id, query, normalized_query, locale, result_count, created_at)
-        select ${storeId}, q.shopper_id, q.query, left(normalize_search_text(q.query), 200), q.locale, q.result_count, to_timestamp(q.created_at)
-        from unnest(${of(searches, (q) => q.shopperId)}::uuid[], ${of(searches, (q) => q.query)}::text[],
-                    ${of(searches, (q) => q.locale)}::text[], ${of(searches, (q) => q.resultCount)}::int[], ${of(searches, (q) => q.createdAt)}::float8[])
-          as q(shopper_id, query, locale, result_count, created_at)
-      )
+      with ${shopperInserts(storeId, shoppers, addresses)}, ${orderInserts(orderBatch, orders, lines)}, ${paymentInserts(storeId, currency, payments)},
+           ${refundInserts(orderBatch, refunds, refundLines)},
+           ${searchInserts(searches.map((q) => ({ ...q, storeId, sessionId: null, searchedAt: q.createdAt })))}
       -- every data-modifying part runs to completion whether or not it is read
       select count(*) as lines from new_lines`.execute(db);
     assertLinesWritten(orderBatch, lines.length, Number(rows[0].lines));

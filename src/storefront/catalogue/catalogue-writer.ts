@@ -174,6 +174,16 @@ export class CatalogueWriter {
   }
 }
 
+/** Sets when products went on sale (epoch seconds), their variants with them: for catalogues that arrive with a history. */
+export async function backdateProducts(db: Kysely<any>, storeId: string, productIds: string[], createdAt: number[]): Promise<void> {
+  await sql`
+    update products p set created_at = to_timestamp(l.at), updated_at = to_timestamp(l.at)
+    from unnest(${productIds}::uuid[], ${createdAt}::float8[]) as l(id, at) where p.id = l.id and p.store_id = ${storeId}`.execute(db);
+  await sql`
+    update product_variants v set created_at = p.created_at
+    from products p where p.id = v.product_id and p.store_id = ${storeId}`.execute(db);
+}
+
 export class CatalogueNotEmptyError extends Error {
   constructor(storeId: string) {
     super(`store ${storeId} already has a catalogue; a whole catalogue is only written into an empty store`);

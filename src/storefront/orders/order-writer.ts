@@ -112,6 +112,52 @@ export function orderInserts(batch: OrderBatch, orders: NewOrder[], lines: NewOr
     )`;
 }
 
+/** A refund of an order written in the same statement (order history, imports). Times are epoch seconds. */
+export interface NewRefund {
+  id: string;
+  orderId: string;
+  reason: 'return' | 'cancellation';
+  amount: number;
+  shippingAmount: number;
+  restocked: boolean;
+  createdAt: number;
+}
+
+/** The units of an order line (by its position in its order) a NewRefund paid for. */
+export interface NewRefundLine {
+  refundId: string;
+  orderId: string;
+  position: number;
+  quantity: number;
+  amount: number;
+}
+
+/**
+ * Refunds of the orders that `orderInserts` writes in the same statement: the `new_refunds` and
+ * `new_refund_lines` parts, to follow it in the WITH list. (The lifecycle records a refund of an
+ * existing order its own way.)
+ */
+export function refundInserts(batch: OrderBatch, refunds: NewRefund[], refundLines: NewRefundLine[]): RawBuilder<unknown> {
+  const of = <T, V>(rows: T[], pick: (row: T) => V): V[] => rows.map(pick);
+  return sql`
+    new_refunds as (
+      insert into refunds (id, store_id, order_id, reason, amount, shipping_amount, currency, restocked, created_at)
+      select r.id, ${batch.storeId}, r.order_id, r.reason, r.amount, r.shipping_amount, ${batch.currency}, r.restocked, to_timestamp(r.created_at)
+      from unnest(${of(refunds, (r) => r.id)}::uuid[], ${of(refunds, (r) => r.orderId)}::uuid[], ${of(refunds, (r) => r.reason)}::text[],
+                  ${of(refunds, (r) => r.amount)}::int[], ${of(refunds, (r) => r.shippingAmount)}::int[],
+                  ${of(refunds, (r) => r.restocked)}::boolean[], ${of(refunds, (r) => r.createdAt)}::float8[])
+        as r(id, order_id, reason, amount, shipping_amount, restocked, created_at)
+    ), new_refund_lines as (
+      -- the order lines of this statement are only visible through what their insert returned
+      insert into refund_lines (refund_id, order_line_id, quantity, amount)
+      select rl.refund_id, nl.id, rl.quantity, rl.amount
+      from unnest(${of(refundLines, (r) => r.refundId)}::uuid[], ${of(refundLines, (r) => r.orderId)}::uuid[],
+                  ${of(refundLines, (r) => r.position)}::int[], ${of(refundLines, (r) => r.quantity)}::int[], ${of(refundLines, (r) => r.amount)}::int[])
+        as rl(refund_id, order_id, position, quantity, amount)
+      join new_lines nl on nl.order_id = rl.order_id and nl.position = rl.position
+    )`;
+}
+
 /** The orders a session placed as a guest become its shopper's, when the session signs in. */
 export async function adoptGuestOrders(em: EntityManager, owner: { storeId: string; sessionId: string; shopperId: string }): Promise<void> {
   await sql`

@@ -1,12 +1,13 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import type { Locale } from '../../common/locale.js';
 
 export interface SearchToRecord {
   storeId: string;
   sessionId: string;
   query: string;
-  locale: 'en' | 'ar';
+  locale: Locale;
   resultCount: number;
   /** When the search ran: a batch is written a moment later, in one statement. */
   searchedAt: Date;
@@ -15,7 +16,7 @@ export interface SearchToRecord {
 const MAX_BATCH = 500;
 const ARABIC_LETTER = /[\u0621-\u064A\u0671-\u06D3]/;
 
-export function queryLocale(query: string): 'en' | 'ar' {
+export function queryLocale(query: string): Locale {
   return ARABIC_LETTER.test(query) ? 'ar' : 'en';
 }
 
@@ -61,15 +62,36 @@ export class SearchRecorder implements OnApplicationShutdown {
   }
 
   private async insert(batch: SearchToRecord[]): Promise<void> {
-    const column = <T>(pick: (search: SearchToRecord) => T) => batch.map(pick);
-    await sql`
-      insert into searches (store_id, session_id, shopper_id, query, normalized_query, locale, result_count, created_at)
-      select i.store_id, i.session_id, s.shopper_id, i.query, left(normalize_search_text(i.query), 200), i.locale, i.result_count, i.searched_at
-      from unnest(
-        ${column((s) => s.storeId)}::uuid[], ${column((s) => s.sessionId)}::uuid[], ${column((s) => s.query)}::text[],
-        ${column((s) => s.locale)}::text[], ${column((s) => s.resultCount)}::int[],
-        ${column((s) => s.searchedAt.toISOString())}::timestamptz[]
-      ) as i(store_id, session_id, query, locale, result_count, searched_at)
-      left join sessions s on s.id = i.session_id and s.store_id = i.store_id`.execute(this.em.getKysely());
+    const searches = batch.map((search) => ({ ...search, shopperId: null, searchedAt: search.searchedAt.getTime() / 1000 }));
+    await sql`with ${searchInserts(searches)} select 1`.execute(this.em.getKysely());
   }
+}
+
+/** A search to record. `searchedAt` is in epoch seconds. */
+export interface NewSearch {
+  storeId: string;
+  sessionId: string | null;
+  /** Null takes the shopper signed in on the session as the row is written. */
+  shopperId: string | null;
+  query: string;
+  locale: Locale;
+  resultCount: number;
+  searchedAt: number;
+}
+
+/** The one way searches are written (the live recorder, the demo's history): the `new_searches` part of a WITH statement. */
+export function searchInserts(searches: NewSearch[]): RawBuilder<unknown> {
+  const column = <T>(pick: (search: NewSearch) => T) => searches.map(pick);
+  return sql`
+    new_searches as (
+      insert into searches (store_id, session_id, shopper_id, query, normalized_query, locale, result_count, created_at)
+      select i.store_id, i.session_id, coalesce(i.shopper_id, s.shopper_id), i.query, left(normalize_search_text(i.query), 200), i.locale,
+             i.result_count, to_timestamp(i.searched_at)
+      from unnest(
+        ${column((q) => q.storeId)}::uuid[], ${column((q) => q.sessionId)}::uuid[], ${column((q) => q.shopperId)}::uuid[],
+        ${column((q) => q.query)}::text[], ${column((q) => q.locale)}::text[], ${column((q) => q.resultCount)}::int[],
+        ${column((q) => q.searchedAt)}::float8[]
+      ) as i(store_id, session_id, shopper_id, query, locale, result_count, searched_at)
+      left join sessions s on s.id = i.session_id and s.store_id = i.store_id
+    )`;
 }
