@@ -7,6 +7,7 @@ import { ProblemFilter } from './common/errors/problem.filter.js';
 import { HealthModule } from './health/health.module.js';
 import type { AppConfig } from './infra/config/app-config.js';
 import { DemoModule } from './demo/demo.module.js';
+import { ENTITIES } from './entities.js';
 import { ConfigModule } from './infra/config/config.module.js';
 import type { DatabaseConnection } from './infra/database/database-connection.js';
 import { DatabaseModule } from './infra/database/database.module.js';
@@ -20,7 +21,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(database),
+        DatabaseModule.forRoot(database, ENTITIES),
         ...(options.schedulers === false ? [] : [ScheduleModule.forRoot()]),
         StoresModule,
         AuthModule,

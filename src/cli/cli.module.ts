@@ -5,6 +5,7 @@ import { ConfigModule } from '../infra/config/config.module.js';
 import type { DatabaseConnection } from '../infra/database/database-connection.js';
 import { DatabaseModule } from '../infra/database/database.module.js';
 import { DemoModule } from '../demo/demo.module.js';
+import { ENTITIES } from '../entities.js';
 import { StoresModule } from '../stores/stores.module.js';
 
 /**
@@ -17,7 +18,7 @@ export class CliModule {
   static forRoot(config: AppConfig, database: DatabaseConnection): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database), StoresModule, SigningModule, DemoModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database, ENTITIES), StoresModule, SigningModule, DemoModule],
     };
   }
 }

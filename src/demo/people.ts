@@ -1,5 +1,5 @@
 import type { Locale } from '../common/locale.js';
-import type { AddressSnapshot } from '../storefront/cart/entities/cart.entity.js';
+import type { AddressSnapshot } from '../common/address.js';
 import { intBetween, pick, randomStream, WeightedTable, type Random } from './random.js';
 
 /** A name as written in Arabic and in Latin letters (the Latin one also makes the e-mail address). */

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/infra/database/migrations/index.js';
+import { ENTITIES } from '../../src/entities.js';
 import { ormOptions } from '../../src/infra/database/orm-options.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -23,7 +24,7 @@ describe('migrations are history', () => {
   let orm: MikroORM;
   beforeAll(async () => {
     t = await startTestApp();
-    orm = await MikroORM.init(ormOptions(t.databaseUrl, 1));
+    orm = await MikroORM.init(ormOptions(t.databaseUrl, ENTITIES, 1));
   });
   afterAll(async () => {
     await orm.close();

@@ -1,5 +1,6 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENTITIES } from '../../src/entities.js';
 import { ormOptions } from '../../src/infra/database/orm-options.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -14,7 +15,7 @@ describe('schema', () => {
   let orm: MikroORM;
   beforeAll(async () => {
     t = await startTestApp(); // applies the migrations
-    orm = await MikroORM.init(ormOptions(t.databaseUrl, 2));
+    orm = await MikroORM.init(ormOptions(t.databaseUrl, ENTITIES, 2));
   });
   afterAll(async () => {
     await orm.close();

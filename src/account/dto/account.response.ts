@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { LOCALES } from '../../common/locale.js';
-import { ShippingAddressResponse } from '../../storefront/checkout/dto/quote.response.js';
+import { ShippingAddressResponse } from '../../common/address.js';
 
 export class CodeSentResponse {
   @ApiProperty({

@@ -1,5 +1,6 @@
 import { MikroOrmModule } from '@mikro-orm/nestjs';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import type { EntityClass } from '@mikro-orm/postgresql';
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { ChangeFeed } from './change-feed.js';
@@ -10,7 +11,7 @@ import { ormOptions } from './orm-options.js';
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(database: DatabaseConnection): DynamicModule {
+  static forRoot(database: DatabaseConnection, entities: EntityClass<unknown>[]): DynamicModule {
     const connection = { provide: DatabaseConnection, useValue: database };
     return {
       module: DatabaseModule,
@@ -18,7 +19,7 @@ export class DatabaseModule {
         MikroOrmModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
-            ...ormOptions(database.url, config.DATABASE_POOL_SIZE),
+            ...ormOptions(database.url, entities, config.DATABASE_POOL_SIZE),
             registerRequestContext: false,
           }),
           driver: PostgreSqlDriver,

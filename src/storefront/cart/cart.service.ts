@@ -6,7 +6,8 @@ import { SessionShoppers, type SessionOwner } from '../../auth/session-shoppers.
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import type { VariantOption } from '../catalogue/entities/product-variant.entity.js';
-import type { AddressSnapshot, FulfilmentType } from './entities/cart.entity.js';
+import type { AddressSnapshot } from '../../common/address.js';
+import type { FulfilmentType } from './entities/cart.entity.js';
 import { StoreService } from '../../stores/store.service.js';
 import { adoptGuestOrders } from '../orders/order-writer.js';
 

@@ -5,7 +5,7 @@ import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { SessionShoppers, type SessionOwner } from '../../auth/session-shoppers.service.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { CartService, insufficientStock, type CartLine, type PricedLine, type StoredCart } from '../cart/cart.service.js';
-import type { AddressSnapshot } from '../cart/entities/cart.entity.js';
+import type { AddressSnapshot } from '../../common/address.js';
 import type { ChooseFulfilmentDto, DeliveryAddressDto } from './dto/choose-fulfilment.dto.js';
 import { shippingPrice, totalsOf, type Totals } from '../pricing/pricing.js';
 import type { Bilingual } from '../../common/bilingual.js';

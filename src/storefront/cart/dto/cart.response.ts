@@ -1,10 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { BilingualText } from '../../../common/bilingual.js';
-
-export class VariantOptionResponse {
-  @ApiProperty({ type: BilingualText }) name: BilingualText;
-  @ApiProperty({ type: BilingualText }) value: BilingualText;
-}
+import { VariantOptionResponse } from '../../catalogue/dto/catalogue.response.js';
 
 export class ProductReference {
   @ApiProperty({ format: 'uuid' }) id: string;

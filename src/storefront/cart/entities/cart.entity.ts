@@ -5,23 +5,11 @@ import { Store } from '../../../stores/entities/store.entity.js';
 import { PickupLocation } from '../../checkout/entities/pickup-location.entity.js';
 import { ShippingMethod } from '../../checkout/entities/shipping-method.entity.js';
 import { createdAt, updatedAt } from '../../../infra/database/timestamps.js';
+import type { AddressSnapshot } from '../../../common/address.js';
 
 export const CART_STATUSES = ['active', 'merged', 'converted'] as const;
 export const FULFILMENT_TYPES = ['delivery', 'pickup'] as const;
 export type FulfilmentType = (typeof FULFILMENT_TYPES)[number];
-
-/** The address a delivery goes to, as a snapshot (a later edit of a saved address does not move it). */
-export interface AddressSnapshot {
-  fullName: string;
-  phone: string;
-  line1: string;
-  line2: string;
-  district: string;
-  city: string;
-  region: string;
-  postalCode: string;
-  country: string;
-}
 
 const CartSchema = defineEntity({
   name: 'Cart',

@@ -7,7 +7,7 @@ export class CatalogueReference {
   @ApiProperty({ type: BilingualText }) name: BilingualText;
 }
 
-class VariantOptionResponse {
+export class VariantOptionResponse {
   @ApiProperty({ type: BilingualText }) name: BilingualText;
   @ApiProperty({ type: BilingualText }) value: BilingualText;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CartLineResponse } from '../../cart/dto/cart.response.js';
 import { BilingualText } from '../../../common/bilingual.js';
+import { ShippingAddressResponse } from '../../../common/address.js';
 
 export class DateRange {
   @ApiProperty({ example: '2025-06-03', description: 'Date in the store’s time zone.' }) from: string;
@@ -21,19 +22,6 @@ export class PickupOptionResponse {
   @ApiProperty({ type: BilingualText }) address: BilingualText;
   @ApiProperty() city: string;
   @ApiProperty({ description: 'When an order placed now is ready to collect (ISO 8601 UTC).' }) readyBy: string;
-}
-
-/** Where a delivery goes, as kept on the cart and the order. */
-export class ShippingAddressResponse {
-  @ApiProperty() fullName: string;
-  @ApiProperty() phone: string;
-  @ApiProperty() line1: string;
-  @ApiProperty() line2: string;
-  @ApiProperty() district: string;
-  @ApiProperty() city: string;
-  @ApiProperty() region: string;
-  @ApiProperty() postalCode: string;
-  @ApiProperty({ example: 'SA' }) country: string;
 }
 
 export class ChosenFulfilmentResponse {

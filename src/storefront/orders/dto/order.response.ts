@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { VariantOptionResponse } from '../../cart/dto/cart.response.js';
-import { ShippingAddressResponse } from '../../checkout/dto/quote.response.js';
+import { VariantOptionResponse } from '../../catalogue/dto/catalogue.response.js';
+import { ShippingAddressResponse } from '../../../common/address.js';
 import { BilingualText } from '../../../common/bilingual.js';
 
 export class OrderSummaryResponse {

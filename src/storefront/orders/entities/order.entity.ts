@@ -3,7 +3,8 @@ import { LOCALES } from '../../../common/locale.js';
 import { Shopper } from '../../../account/entities/shopper.entity.js';
 import { Session } from '../../../auth/entities/session.entity.js';
 import { Store } from '../../../stores/entities/store.entity.js';
-import { FULFILMENT_TYPES, type AddressSnapshot } from '../../cart/entities/cart.entity.js';
+import type { AddressSnapshot } from '../../../common/address.js';
+import { FULFILMENT_TYPES } from '../../cart/entities/cart.entity.js';
 import { PickupLocation } from '../../checkout/entities/pickup-location.entity.js';
 import { createdAt } from '../../../infra/database/timestamps.js';
 
