@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import type { AddressSnapshot } from '../common/address.js';
 import type { Locale } from '../common/locale.js';
 
 /** A shopper who arrives with a history (demo data, an import). Times are epoch seconds. */
@@ -15,18 +16,9 @@ export interface NewShopper {
   createdAt: number;
 }
 
-export interface NewAddress {
+export interface NewAddress extends AddressSnapshot {
   shopperId: string;
   label: string;
-  fullName: string;
-  phone: string;
-  line1: string;
-  line2: string;
-  district: string;
-  city: string;
-  region: string;
-  postalCode: string;
-  country: string;
   isDefault: boolean;
   createdAt: number;
 }
