@@ -68,7 +68,6 @@ export interface OrderBatch {
  * must check, as `insertOrders` does, that every line found its variant.
  */
 export function orderInserts(batch: OrderBatch, orders: NewOrder[], lines: NewOrderLine[]): RawBuilder<unknown> {
-  const of = <T, V>(rows: T[], pick: (row: T) => V): V[] => rows.map(pick);
   return sql`
     new_orders as (
       insert into orders (id, store_id, session_id, shopper_id, email, locale, currency, status, payment_method, payment_status,
@@ -81,17 +80,17 @@ export function orderInserts(batch: OrderBatch, orders: NewOrder[], lines: NewOr
              ${batch.pricesIncludeTax}, coalesce(to_timestamp(o.placed_at), now()) + make_interval(secs => o.promised_after),
              coalesce(to_timestamp(o.placed_at), now()), to_timestamp(o.paid_at), to_timestamp(o.shipped_at), to_timestamp(o.ready_at),
              to_timestamp(o.delivered_at), to_timestamp(o.cancelled_at), to_timestamp(o.refunded_at)
-      from unnest(${of(orders, (o) => o.id)}::uuid[], ${of(orders, (o) => o.sessionId)}::uuid[], ${of(orders, (o) => o.shopperId)}::uuid[],
-                  ${of(orders, (o) => o.email)}::text[], ${of(orders, (o) => o.locale)}::text[], ${of(orders, (o) => o.status)}::text[],
-                  ${of(orders, (o) => o.paymentMethod)}::text[], ${of(orders, (o) => o.paymentStatus)}::text[],
-                  ${of(orders, (o) => o.fulfilmentType)}::text[], ${of(orders, (o) => o.fulfilmentStatus)}::text[],
-                  ${of(orders, (o) => o.shippingMethodCode)}::text[], ${of(orders, (o) => o.shippingAddress)}::text[],
-                  ${of(orders, (o) => o.pickupLocationId)}::uuid[], ${of(orders, (o) => o.itemCount)}::int[], ${of(orders, (o) => o.subtotal)}::int[],
-                  ${of(orders, (o) => o.shippingTotal)}::int[], ${of(orders, (o) => o.taxTotal)}::int[], ${of(orders, (o) => o.total)}::int[],
-                  ${of(orders, (o) => o.refundedTotal)}::int[], ${of(orders, (o) => o.promisedAfterSeconds)}::float8[],
-                  ${of(orders, (o) => o.placedAt)}::float8[], ${of(orders, (o) => o.paidAt)}::float8[], ${of(orders, (o) => o.shippedAt)}::float8[],
-                  ${of(orders, (o) => o.readyAt)}::float8[], ${of(orders, (o) => o.deliveredAt)}::float8[],
-                  ${of(orders, (o) => o.cancelledAt)}::float8[], ${of(orders, (o) => o.refundedAt)}::float8[]) with ordinality
+      from unnest(${orders.map((o) => o.id)}::uuid[], ${orders.map((o) => o.sessionId)}::uuid[], ${orders.map((o) => o.shopperId)}::uuid[],
+                  ${orders.map((o) => o.email)}::text[], ${orders.map((o) => o.locale)}::text[], ${orders.map((o) => o.status)}::text[],
+                  ${orders.map((o) => o.paymentMethod)}::text[], ${orders.map((o) => o.paymentStatus)}::text[],
+                  ${orders.map((o) => o.fulfilmentType)}::text[], ${orders.map((o) => o.fulfilmentStatus)}::text[],
+                  ${orders.map((o) => o.shippingMethodCode)}::text[], ${orders.map((o) => o.shippingAddress)}::text[],
+                  ${orders.map((o) => o.pickupLocationId)}::uuid[], ${orders.map((o) => o.itemCount)}::int[], ${orders.map((o) => o.subtotal)}::int[],
+                  ${orders.map((o) => o.shippingTotal)}::int[], ${orders.map((o) => o.taxTotal)}::int[], ${orders.map((o) => o.total)}::int[],
+                  ${orders.map((o) => o.refundedTotal)}::int[], ${orders.map((o) => o.promisedAfterSeconds)}::float8[],
+                  ${orders.map((o) => o.placedAt)}::float8[], ${orders.map((o) => o.paidAt)}::float8[], ${orders.map((o) => o.shippedAt)}::float8[],
+                  ${orders.map((o) => o.readyAt)}::float8[], ${orders.map((o) => o.deliveredAt)}::float8[],
+                  ${orders.map((o) => o.cancelledAt)}::float8[], ${orders.map((o) => o.refundedAt)}::float8[]) with ordinality
         as o(id, session_id, shopper_id, email, locale, status, payment_method, payment_status, fulfilment_type, fulfilment_status,
              shipping_method_code, shipping_address, pickup_location_id, item_count, subtotal, shipping_total, tax_total, total,
              refunded_total, promised_after, placed_at, paid_at, shipped_at, ready_at, delivered_at, cancelled_at, refunded_at, position)
@@ -102,9 +101,9 @@ export function orderInserts(batch: OrderBatch, orders: NewOrder[], lines: NewOr
                                options, quantity, unit_price, line_total, tax_amount, returned_quantity, position)
       select ${batch.storeId}, l.order_id, p.id, v.id, p.category_id, p.brand_id, v.sku, p.name_en, p.name_ar, v.options, l.quantity,
              l.unit_price, l.line_total, l.tax_amount, l.returned_quantity, l.position
-      from unnest(${of(lines, (l) => l.orderId)}::uuid[], ${of(lines, (l) => l.variantId)}::uuid[], ${of(lines, (l) => l.quantity)}::int[],
-                  ${of(lines, (l) => l.unitPrice)}::int[], ${of(lines, (l) => l.lineTotal)}::int[], ${of(lines, (l) => l.taxAmount)}::int[],
-                  ${of(lines, (l) => l.returnedQuantity)}::int[], ${of(lines, (l) => l.position)}::int[])
+      from unnest(${lines.map((l) => l.orderId)}::uuid[], ${lines.map((l) => l.variantId)}::uuid[], ${lines.map((l) => l.quantity)}::int[],
+                  ${lines.map((l) => l.unitPrice)}::int[], ${lines.map((l) => l.lineTotal)}::int[], ${lines.map((l) => l.taxAmount)}::int[],
+                  ${lines.map((l) => l.returnedQuantity)}::int[], ${lines.map((l) => l.position)}::int[])
         as l(order_id, variant_id, quantity, unit_price, line_total, tax_amount, returned_quantity, position)
       join product_variants v on v.id = l.variant_id and v.store_id = ${batch.storeId}
       join products p on p.id = v.product_id
@@ -138,21 +137,20 @@ export interface NewRefundLine {
  * existing order its own way.)
  */
 export function refundInserts(batch: OrderBatch, refunds: NewRefund[], refundLines: NewRefundLine[]): RawBuilder<unknown> {
-  const of = <T, V>(rows: T[], pick: (row: T) => V): V[] => rows.map(pick);
   return sql`
     new_refunds as (
       insert into refunds (id, store_id, order_id, reason, amount, shipping_amount, currency, restocked, created_at)
       select r.id, ${batch.storeId}, r.order_id, r.reason, r.amount, r.shipping_amount, ${batch.currency}, r.restocked, to_timestamp(r.created_at)
-      from unnest(${of(refunds, (r) => r.id)}::uuid[], ${of(refunds, (r) => r.orderId)}::uuid[], ${of(refunds, (r) => r.reason)}::text[],
-                  ${of(refunds, (r) => r.amount)}::int[], ${of(refunds, (r) => r.shippingAmount)}::int[],
-                  ${of(refunds, (r) => r.restocked)}::boolean[], ${of(refunds, (r) => r.createdAt)}::float8[])
+      from unnest(${refunds.map((r) => r.id)}::uuid[], ${refunds.map((r) => r.orderId)}::uuid[], ${refunds.map((r) => r.reason)}::text[],
+                  ${refunds.map((r) => r.amount)}::int[], ${refunds.map((r) => r.shippingAmount)}::int[],
+                  ${refunds.map((r) => r.restocked)}::boolean[], ${refunds.map((r) => r.createdAt)}::float8[])
         as r(id, order_id, reason, amount, shipping_amount, restocked, created_at)
     ), new_refund_lines as (
       -- the order lines of this statement are only visible through what their insert returned
       insert into refund_lines (refund_id, order_line_id, quantity, amount)
       select rl.refund_id, nl.id, rl.quantity, rl.amount
-      from unnest(${of(refundLines, (r) => r.refundId)}::uuid[], ${of(refundLines, (r) => r.orderId)}::uuid[],
-                  ${of(refundLines, (r) => r.position)}::int[], ${of(refundLines, (r) => r.quantity)}::int[], ${of(refundLines, (r) => r.amount)}::int[])
+      from unnest(${refundLines.map((r) => r.refundId)}::uuid[], ${refundLines.map((r) => r.orderId)}::uuid[],
+                  ${refundLines.map((r) => r.position)}::int[], ${refundLines.map((r) => r.quantity)}::int[], ${refundLines.map((r) => r.amount)}::int[])
         as rl(refund_id, order_id, position, quantity, amount)
       join new_lines nl on nl.order_id = rl.order_id and nl.position = rl.position
     )`;

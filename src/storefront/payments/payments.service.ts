@@ -25,15 +25,14 @@ export interface NewPayment {
  * `new_payments` part of a WITH statement, over unnest()ed arrays.
  */
 export function paymentInserts(storeId: string, currency: string, payments: NewPayment[]): RawBuilder<unknown> {
-  const of = <V>(pick: (row: NewPayment) => V): V[] => payments.map(pick);
   return sql`
     new_payments as (
       insert into payments (store_id, order_id, provider, method, status, amount, currency, provider_reference, created_at, updated_at)
       select ${storeId}, p.order_id, p.provider, p.method, p.status, p.amount, ${currency}, p.reference,
              coalesce(to_timestamp(p.created_at), now()), coalesce(to_timestamp(p.updated_at), now())
-      from unnest(${of((p) => p.orderId)}::uuid[], ${of((p) => p.provider)}::text[], ${of((p) => p.method)}::text[],
-                  ${of((p) => p.status)}::text[], ${of((p) => p.amount)}::int[], ${of((p) => p.reference)}::text[],
-                  ${of((p) => p.createdAt)}::float8[], ${of((p) => p.updatedAt)}::float8[])
+      from unnest(${payments.map((p) => p.orderId)}::uuid[], ${payments.map((p) => p.provider)}::text[], ${payments.map((p) => p.method)}::text[],
+                  ${payments.map((p) => p.status)}::text[], ${payments.map((p) => p.amount)}::int[], ${payments.map((p) => p.reference)}::text[],
+                  ${payments.map((p) => p.createdAt)}::float8[], ${payments.map((p) => p.updatedAt)}::float8[])
         as p(order_id, provider, method, status, amount, reference, created_at, updated_at)
     )`;
 }

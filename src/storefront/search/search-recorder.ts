@@ -81,16 +81,15 @@ export interface NewSearch {
 
 /** The one way searches are written (the live recorder, the demo's history): the `new_searches` part of a WITH statement. */
 export function searchInserts(searches: NewSearch[]): RawBuilder<unknown> {
-  const column = <T>(pick: (search: NewSearch) => T) => searches.map(pick);
   return sql`
     new_searches as (
       insert into searches (store_id, session_id, shopper_id, query, normalized_query, locale, result_count, created_at)
       select i.store_id, i.session_id, coalesce(i.shopper_id, s.shopper_id), i.query, left(normalize_search_text(i.query), 200), i.locale,
              i.result_count, to_timestamp(i.searched_at)
       from unnest(
-        ${column((q) => q.storeId)}::uuid[], ${column((q) => q.sessionId)}::uuid[], ${column((q) => q.shopperId)}::uuid[],
-        ${column((q) => q.query)}::text[], ${column((q) => q.locale)}::text[], ${column((q) => q.resultCount)}::int[],
-        ${column((q) => q.searchedAt)}::float8[]
+        ${searches.map((q) => q.storeId)}::uuid[], ${searches.map((q) => q.sessionId)}::uuid[], ${searches.map((q) => q.shopperId)}::uuid[],
+        ${searches.map((q) => q.query)}::text[], ${searches.map((q) => q.locale)}::text[], ${searches.map((q) => q.resultCount)}::int[],
+        ${searches.map((q) => q.searchedAt)}::float8[]
       ) as i(store_id, session_id, shopper_id, query, locale, result_count, searched_at)
       left join sessions s on s.id = i.session_id and s.store_id = i.store_id
     )`;
