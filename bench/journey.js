@@ -5,10 +5,9 @@
 //
 // Options (also as environment variables): --seconds N (BENCH_SECONDS, default 20),
 // --warmup N (BENCH_WARMUP_SECONDS, default 3), --shoppers N (BENCH_SHOPPERS, default 32: concurrent
-// journeys; fetch keeps one connection alive per shopper).
-import { mkdir, writeFile } from 'node:fs/promises';
+// journeys; fetch keeps one connection alive per shopper), --update-reference (also replace
+// bench/results/journey-reference.json with this run's results).
 import { cpus } from 'node:os';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   assertBuilt,
@@ -18,10 +17,11 @@ import {
   load,
   log,
   mintToken,
-  ROOT,
   startCeiling,
   startService,
+  UPDATE_REFERENCE_OPTION,
   withClient,
+  writeResults,
 } from './lib.js';
 
 const { values: args } = parseArgs({
@@ -29,6 +29,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: process.env.BENCH_SECONDS ?? '20' },
     warmup: { type: 'string', default: process.env.BENCH_WARMUP_SECONDS ?? '3' },
     shoppers: { type: 'string', default: process.env.BENCH_SHOPPERS ?? '32' },
+    ...UPDATE_REFERENCE_OPTION,
   },
 });
 const settings = { seconds: Number(args.seconds), warmupSeconds: Number(args.warmup), shoppers: Number(args.shoppers) };
@@ -198,11 +199,7 @@ async function main() {
     ok: failures.length === 0,
     firstError: recorder.lastError ?? null,
   };
-  const dir = resolve(ROOT, 'bench/results');
-  await mkdir(dir, { recursive: true });
-  const json = JSON.stringify(results, null, 2) + '\n';
-  await writeFile(resolve(dir, `journey-${startedAt.toISOString().replace(/:/g, '-')}.json`), json);
-  await writeFile(resolve(dir, 'journey-latest.json'), json);
+  await writeResults('journey', results, { startedAt, updateReference: args['update-reference'] });
 
   const rows = [['step', 'req/s', 'x ceiling', 'p50 ms', 'p95 ms', 'p99 ms', 'failed']];
   rows.push(['ceiling', ceilingRps.toFixed(0), '1', String(ceilingResult.latencyMs.p50), '', String(ceilingResult.latencyMs.p99), '0']);

@@ -4,6 +4,7 @@ import autocannon from 'autocannon';
 import { execFile, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +15,34 @@ export const ROOT = resolve(import.meta.dirname, '..');
 export const MAIN = resolve(ROOT, 'dist/src/main.js');
 export const CLI = resolve(ROOT, 'dist/src/cli.js');
 export const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const RESULTS_DIR = resolve(ROOT, 'bench/results');
+
+/** The option every bench takes: also replace its committed reference result with this run's. */
+export const UPDATE_REFERENCE_OPTION = { 'update-reference': { type: 'boolean', default: false } };
+
+/**
+ * Where a run of `bench` started at `startedAt` writes: its own file, untracked (.gitignore), and the
+ * committed reference result that only `--update-reference` replaces.
+ */
+export function resultPaths(bench, startedAt, dir = RESULTS_DIR) {
+  return {
+    run: resolve(dir, `${bench}-${startedAt.toISOString().replace(/:/g, '-')}.json`),
+    reference: resolve(dir, `${bench}-reference.json`),
+  };
+}
+
+/** Writes a run's results (see resultPaths) and logs where; returns the paths written. */
+export async function writeResults(bench, results, { startedAt, updateReference, dir = RESULTS_DIR }) {
+  const paths = resultPaths(bench, startedAt, dir);
+  const written = updateReference ? [paths.run, paths.reference] : [paths.run];
+  await mkdir(dir, { recursive: true });
+  const json = JSON.stringify(results, null, 2) + '\n';
+  for (const path of written) await writeFile(path, json);
+  log(
+    `results: ${written.join(' and ')}${updateReference ? '' : ` (the reference, ${paths.reference}, is kept: --update-reference replaces it)`}`,
+  );
+  return written;
+}
 
 const execFileAsync = promisify(execFile);
 

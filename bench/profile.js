@@ -1,5 +1,5 @@
 // Where the time goes. `npm run build` first, then:
-//   node bench/profile.js [--scenarios list,mint,detail] [--seconds 10] [--warmup 2] [--connections 50] [--out DIR] [--no-sql]
+//   node bench/profile.js [--scenarios list,mint,detail] [--seconds 10] [--warmup 2] [--connections 50] [--out DIR] [--no-sql] [--update-reference]
 //   node bench/profile.js summarize FILE.cpuprofile [...]
 // For each scenario: the service runs under bench/profiled-main.js, is loaded like in bench/run.js,
 // and a CPU profile covers exactly the measured window; the self time is then aggregated by function
@@ -7,11 +7,12 @@
 // and the mint (captured by running the compiled services against a logging Kysely), EXPLAIN
 // (ANALYZE, BUFFERS), and the query's own rate with 1 and with 20 connections, without the service
 // (and with 20 as a prepared statement, to show what re-planning at every call costs).
-// Writes bench/results/profile-latest.json; the .cpuprofile files go to --out (default: a temp dir)
+// Writes bench/results/profile-<timestamp>.json (profile-reference.json too with --update-reference); the
+// .cpuprofile files go to --out (default: a temp dir)
 // and open in Chrome DevTools or speedscope.
 import 'reflect-metadata';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,6 +30,8 @@ import {
   ROOT,
   scenarioRequests,
   startService,
+  UPDATE_REFERENCE_OPTION,
+  writeResults,
 } from './lib.js';
 
 const { values: args, positionals } = parseArgs({
@@ -41,6 +44,7 @@ const { values: args, positionals } = parseArgs({
     out: { type: 'string', default: resolve(tmpdir(), 'storefront-bench-profiles') },
     top: { type: 'string', default: '25' },
     'no-sql': { type: 'boolean', default: false },
+    ...UPDATE_REFERENCE_OPTION,
   },
 });
 const TOP = Number(args.top);
@@ -287,10 +291,11 @@ async function profileScenarios() {
     .map((name) => name.trim())
     .filter(Boolean);
   await mkdir(args.out, { recursive: true });
-  const stamp = new Date().toISOString().replace(/:/g, '-');
+  const startedAt = new Date();
+  const stamp = startedAt.toISOString().replace(/:/g, '-');
   const database = await createDatabase();
   const report = {
-    startedAt: new Date().toISOString(),
+    startedAt: startedAt.toISOString(),
     settings,
     postgres: database.serverVersion,
     node: process.version,
@@ -371,10 +376,8 @@ async function profileScenarios() {
     if (service) await service.stop();
     await database.drop();
   }
-  const target = resolve(ROOT, 'bench/results/profile-latest.json');
-  await mkdir(resolve(ROOT, 'bench/results'), { recursive: true });
-  await writeFile(target, JSON.stringify(report, null, 2) + '\n');
-  log(`summary: ${target}; profiles in ${args.out}`);
+  await writeResults('profile', report, { startedAt, updateReference: args['update-reference'] });
+  log(`profiles in ${args.out}`);
 }
 
 async function summarizeFiles(files) {

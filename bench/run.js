@@ -3,8 +3,9 @@
 //
 // Options (also as environment variables): --seconds N (BENCH_SECONDS, default 10),
 // --warmup N (BENCH_WARMUP_SECONDS, default 2), --connections N (BENCH_CONNECTIONS, default 50),
-// --only mint,list,listIdentity,detail,listUncached (default all; the ceiling always runs).
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+// --only mint,list,listIdentity,detail,listUncached (default all; the ceiling always runs),
+// --update-reference (also replace bench/results/bench-reference.json with this run's results).
+import { readFile } from 'node:fs/promises';
 import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +22,8 @@ import {
   scenarioRequests,
   startCeiling,
   startService,
+  UPDATE_REFERENCE_OPTION,
+  writeResults,
 } from './lib.js';
 
 const AIMS = { listRatio: 0.3, mintRatio: 0.1, p99Ms: 25 };
@@ -31,6 +34,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: process.env.BENCH_WARMUP_SECONDS ?? '2' },
     connections: { type: 'string', default: process.env.BENCH_CONNECTIONS ?? '50' },
     only: { type: 'string', default: 'mint,list,listIdentity,detail,listUncached' },
+    ...UPDATE_REFERENCE_OPTION,
   },
 });
 const settings = { seconds: Number(args.seconds), warmupSeconds: Number(args.warmup), connections: Number(args.connections) };
@@ -173,15 +177,8 @@ async function main() {
     failures,
   };
 
-  const dir = resolve(ROOT, 'bench/results');
-  await mkdir(dir, { recursive: true });
-  const file = resolve(dir, `${startedAt.toISOString().replace(/:/g, '-')}.json`);
-  const json = JSON.stringify(results, null, 2) + '\n';
-  await writeFile(file, json);
-  await writeFile(resolve(dir, 'latest.json'), json);
-
   printTable(results);
-  log(`results: ${file} (and bench/results/latest.json)`);
+  await writeResults('bench', results, { startedAt, updateReference: args['update-reference'] });
   if (failures.length > 0) {
     process.stderr.write(`\nBENCH FAILED: requests that did not succeed:\n  ${failures.join('\n  ')}\n`);
     const tail = serviceOutput.split('\n').slice(-30).join('\n');

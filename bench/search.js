@@ -2,18 +2,28 @@
 // database (DATABASE_URL's server, else the machine's PostgreSQL), seeds a bilingual catalogue drawn
 // from the demo vocabulary, starts the built service and measures GET /v1/search and
 // GET /v1/search/suggestions under a realistic mix of Arabic, English, misspelt and partial queries.
-// Writes bench/results/search-latest.json.
+// Writes bench/results/search-<timestamp>.json (search-reference.json too with --update-reference).
 //
 // Options (also as environment variables): --products N (SEARCH_BENCH_PRODUCTS, default 100000),
 // --seconds N (BENCH_SECONDS, default 10), --connections N (BENCH_CONNECTIONS, default 10), --keep-database
-// (leaves the seeded database in place and prints its URL, for EXPLAIN sessions afterwards).
+// (leaves the seeded database in place and prints its URL, for EXPLAIN sessions afterwards),
+// --update-reference (also replace bench/results/search-reference.json with this run's results).
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { assertBuilt, backgroundCpuPercent, cli, createDatabase, log, mintToken, ROOT, startService, withClient } from './lib.js';
+import {
+  assertBuilt,
+  backgroundCpuPercent,
+  cli,
+  createDatabase,
+  log,
+  mintToken,
+  startService,
+  UPDATE_REFERENCE_OPTION,
+  withClient,
+  writeResults,
+} from './lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -21,6 +31,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: process.env.BENCH_SECONDS ?? '10' },
     connections: { type: 'string', default: process.env.BENCH_CONNECTIONS ?? '10' },
     'keep-database': { type: 'boolean', default: false },
+    ...UPDATE_REFERENCE_OPTION,
   },
 });
 const PRODUCTS = Number(args.products);
@@ -57,6 +68,7 @@ const PREFIXES = ['s', 'sm', 'sma', 'wire', 'hea', 'ab', 'coff', 'per', 'سم', 
 
 async function main() {
   assertBuilt();
+  const startedAt = new Date();
   const { buildDemoCatalogue } = await import('../dist/src/demo/demo-catalogue.js');
   const database = await createDatabase('storefront_search_bench');
   const cleanups = [args['keep-database'] ? async () => log(`database kept: ${database.url}`) : () => database.drop()];
@@ -125,6 +137,7 @@ async function main() {
     );
 
     const results = {
+      startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
       machine: {
         cpus: cpus().length,
@@ -140,14 +153,11 @@ async function main() {
       singleRequestUncachedMs: single,
       explainAnalyze: explain,
     };
-    const dir = resolve(ROOT, 'bench/results');
-    await mkdir(dir, { recursive: true });
-    await writeFile(resolve(dir, 'search-latest.json'), JSON.stringify(results, null, 2) + '\n');
     const line = (name, r) =>
       `${name.padEnd(30)} ${String(r.rps).padStart(7)} req/s  p50 ${r.latencyMs.p50} ms  p95 ${r.latencyMs.p95} ms  p99 ${r.latencyMs.p99} ms  non-2xx ${r.non2xx}`;
     const all = Object.entries(mixes).flatMap(([label, mix]) => Object.entries(mix).map(([name, r]) => [`${name} (${label})`, r]));
     process.stdout.write(all.map(([name, r]) => line(name, r)).join('\n') + '\n');
-    log('results: bench/results/search-latest.json');
+    await writeResults('search', results, { startedAt, updateReference: args['update-reference'] });
     if (all.some(([, r]) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
   } catch (error) {
     if (service) log(`service output (last lines):\n${service.output().split('\n').slice(-30).join('\n')}`);

@@ -1,6 +1,9 @@
 import 'reflect-metadata';
+import { createServer } from 'node:net';
+import { pino } from 'pino';
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './infra/config/app-config.js';
+import { EmbeddedPostgresError } from './infra/database/embedded-postgres.js';
 import { openDatabase } from './infra/database/open-database.js';
 import { createLogger } from './infra/logging/logger.js';
 import { DemoStoreService } from './demo/demo-store.service.js';
@@ -16,7 +19,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.LOG_LEVEL);
+  // Before the database: a second `npm start` fails at once, and a first start never creates the demo
+  // store (and its key, shown once) for a server that cannot listen.
+  await assertAddressFree(config.HOST, config.PORT);
+  // The log and the demo banner share one stream, so that the banner comes after the lines logged before it.
+  const stdout = pino.destination({ dest: 1, sync: false });
+  const logger = createLogger(config.LOG_LEVEL, stdout);
   const database = await openDatabase(config, logger);
   const app = await createApp({ config, database, logger });
   // Stop order matters: the app (HTTP, schedulers, pools, change feed) first, then its database.
@@ -36,17 +44,24 @@ async function main(): Promise<void> {
     });
   }
 
-  if (database.embedded && config.DEMO_STORE_ON_FIRST_START) {
-    const demo = await app.get(DemoStoreService).createIfFirstStart();
-    if (demo) printDemoBanner(demo.store.id, demo.apiKey.key, config.PORT);
-  }
+  // Created before listening, so that a ready service has its demo store.
+  const demo = database.embedded && config.DEMO_STORE_ON_FIRST_START ? await app.get(DemoStoreService).createIfFirstStart() : null;
   await app.listen({ port: config.PORT, host: config.HOST });
   logger.info({ port: config.PORT, embeddedDatabase: database.embedded }, 'storefront service listening');
+  if (demo) stdout.write(demoBanner(demo.store.id, demo.apiKey.key, config.PORT));
 }
 
-function printDemoBanner(storeId: string, apiKey: string, port: number): void {
+function assertAddressFree(host: string, port: number): Promise<void> {
+  const probe = createServer();
+  return new Promise((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ host, port }, () => probe.close(() => resolve()));
+  });
+}
+
+function demoBanner(storeId: string, apiKey: string, port: number): string {
   const base = `http://localhost:${port}`;
-  process.stdout.write(
+  return (
     [
       '',
       '  Demo store created (shown once; only a hash of the key is kept).',
@@ -58,11 +73,25 @@ function printDemoBanner(storeId: string, apiKey: string, port: number): void {
       `    curl -s ${base}/v1/catalogue/products?limit=3 -H "Authorization: Bearer $TOKEN"`,
       `  API docs: ${base}/docs`,
       '',
-    ].join('\n') + '\n',
+    ].join('\n') + '\n'
   );
 }
 
+/** One line for what an operator can fix by setting a variable; the stack for anything else. */
+function describeStartFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') {
+    const { address, port } = error as unknown as { address: string; port: number };
+    return (
+      `${address}:${port} is already in use (is the service already running?). ` +
+      `Set PORT (and HOST if needed) to serve elsewhere, e.g. PORT=${port + 1} npm start`
+    );
+  }
+  if (error instanceof EmbeddedPostgresError) return error.message;
+  return (error as Error)?.stack ?? String(error);
+}
+
 void main().catch((error: unknown) => {
-  process.stderr.write(`storefront service failed to start: ${(error as Error)?.stack ?? String(error)}\n`);
+  process.stderr.write(`storefront service failed to start: ${describeStartFailure(error)}\n`);
   process.exit(1);
 });

@@ -233,4 +233,26 @@ describe('API documents', () => {
     expect(response.body).toMatch(/<html/i);
     expect(response.headers['x-request-id']).toBeTruthy();
   });
+
+  it("redirects the page's other spellings to /docs, whose linked assets all load", async () => {
+    for (const [url, location] of [
+      ['/docs/', '/docs'],
+      ['/docs/index.html', '/docs'],
+      ['/docs/?tag=catalogue', '/docs?tag=catalogue'],
+    ]) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(301);
+      expect(response.headers.location, url).toBe(location);
+    }
+    const page = await t.app.inject({ method: 'GET', url: '/docs' });
+    const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, link]) => new URL(link, 'http://localhost/docs').pathname);
+    expect(assets).toEqual(expect.arrayContaining(['/docs/swagger-ui.css', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui-init.js']));
+    for (const asset of assets) expect((await t.app.inject({ method: 'GET', url: asset })).statusCode, asset).toBe(200);
+  });
+
+  it('GET /docs/openapi.json/ answers the document too', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/docs/openapi.json/' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual(doc);
+  });
 });

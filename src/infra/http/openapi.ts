@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -20,10 +21,21 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return SwaggerModule.createDocument(app, config);
 }
 
-/** Interactive docs at /docs and the document itself at /docs/openapi.json. */
-export function registerOpenApi(app: INestApplication): void {
+/** The page's other spellings; its assets are linked relative to its URL, which breaks with some of them (`/docs/index.html`, `/docs/?…`). */
+const DOCS_PAGE_ALIASES = new Set(['/docs/', '/docs/index.html']);
+
+/** Interactive docs at /docs (its other spellings redirect there) and the document itself at /docs/openapi.json. */
+export function registerOpenApi(app: NestFastifyApplication): void {
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs/openapi.json',
     raw: ['json'],
   });
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRequest', async (request, reply) => {
+      const queryStart = request.url.indexOf('?');
+      const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
+      if (DOCS_PAGE_ALIASES.has(path)) return reply.redirect(`/docs${queryStart === -1 ? '' : request.url.slice(queryStart)}`, 301);
+    });
 }

@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { stripVTControlCharacters } from 'node:util';
 import { pino, type Logger } from 'pino';
 
 /** Paths that may carry a secret; pino replaces them before a line is written. */
@@ -34,23 +35,34 @@ export function createLogger(level: string, destination: 1 | 2 | pino.Destinatio
   );
 }
 
-/** Lets Nest's own messages (module init, route mapping) go through the same JSON logger. */
+/** Nest's start-up chatter: a line per module and per route, useful when debugging the wiring only. */
+const START_UP_CONTEXTS = new Set(['NestFactory', 'NestApplication', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer']);
+
+/**
+ * Lets Nest's own messages, and those of libraries logging through Nest (MikroORM), go through the same
+ * JSON logger, without the colour codes some of them carry.
+ */
 export class NestPinoLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.logger.info({ context }, String(message));
+    if (context && START_UP_CONTEXTS.has(context)) this.logger.debug({ context }, plain(message));
+    else this.logger.info({ context }, plain(message));
   }
   error(message: unknown, trace?: string, context?: string): void {
-    this.logger.error({ context, trace }, String(message));
+    this.logger.error({ context, trace: trace && stripVTControlCharacters(trace) }, plain(message));
   }
   warn(message: unknown, context?: string): void {
-    this.logger.warn({ context }, String(message));
+    this.logger.warn({ context }, plain(message));
   }
   debug(message: unknown, context?: string): void {
-    this.logger.debug({ context }, String(message));
+    this.logger.debug({ context }, plain(message));
   }
   verbose(message: unknown, context?: string): void {
-    this.logger.trace({ context }, String(message));
+    this.logger.trace({ context }, plain(message));
   }
+}
+
+function plain(message: unknown): string {
+  return stripVTControlCharacters(String(message));
 }
