@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessToken, createStore, get, type TestStore } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectProblem, fields } from '../support/problem.js';
+import { expectProblem, fields, sendRaw, type ResponseLike } from '../support/problem.js';
+import type { ErrorCode } from '../../src/common/errors/error-catalogue.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -59,6 +60,45 @@ describe('error envelope (contract section 2)', () => {
 
     it('answers an over-long path parameter with 404 NOT_FOUND in the envelope', async () => {
       expectProblem(await get(t.app, `/v1/catalogue/products/${'x'.repeat(300)}`, token), 404, 'NOT_FOUND');
+    });
+  });
+
+  describe('requests refused by the HTTP parser, before Fastify (real sockets)', () => {
+    const expectClosedProblem = (response: ResponseLike, status: number, code: ErrorCode) => {
+      const body = expectProblem(response, status, code);
+      expect(body.requestId).toMatch(UUID);
+      expect(response.headers.connection).toBe('close');
+    };
+
+    it('answers a request head over 16 KiB with 431 REQUEST_HEADER_TOO_LARGE', async () => {
+      const base = await t.listen();
+      const request = `GET /health/live HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`;
+      expectClosedProblem(await sendRaw(base, request), 431, 'REQUEST_HEADER_TOO_LARGE');
+    });
+
+    it('answers malformed framing with 400 MALFORMED_REQUEST', async () => {
+      const base = await t.listen();
+      for (const request of [
+        'GARBAGE\r\n\r\n',
+        'GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+        'POST /v1/auth/anonymous HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}',
+        'GET /health/live HTTP/9.9\r\nHost: x\r\n\r\n',
+        'GET /health/live HTTP/1.1\r\nBad Header\r\n\r\n',
+      ]) {
+        expectClosedProblem(await sendRaw(base, request), 400, 'MALFORMED_REQUEST');
+      }
+    });
+
+    it('refuses raw UTF-8 in the address with 400 MALFORMED_REQUEST saying to percent-encode; encoded, the same search works', async () => {
+      // Node's parser refuses bytes above 0x7F in the request target (RFC 9112); accepting them needs its
+      // lenient mode, which also accepts the framing tricks of request smuggling.
+      const base = await t.listen();
+      const head = (target: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`;
+      const raw = await sendRaw(base, Buffer.from(head('/v1/search?q=خلاط'), 'utf8'));
+      expectClosedProblem(raw, 400, 'MALFORMED_REQUEST');
+      expect(JSON.parse(raw.body).message_en).toMatch(/percent-encode/i);
+      const encoded = await sendRaw(base, head(`/v1/search?q=${encodeURIComponent('خلاط')}`));
+      expect(encoded.statusCode).toBe(200);
     });
   });
 
