@@ -124,6 +124,48 @@ describe('error envelope (contract section 2)', () => {
       expect(fields(nul)).toEqual(['refreshToken']);
     });
 
+    it('refuses __proto__, constructor and prototype keys at any depth like unknown fields, and they reach no prototype', async () => {
+      const cases: [string, string, string][] = [
+        ['/v1/auth/anonymous', '{"__proto__":{"transport":"cookie"}}', '__proto__'],
+        ['/v1/auth/anonymous', '{"constructor":{"prototype":{"polluted":true}}}', 'constructor'],
+        ['/v1/checkout/fulfilment', '{"type":"delivery","address":{"__proto__":{"city":"x"}}}', 'address.__proto__'],
+        ['/v1/auth/anonymous', '{"scope":[{"prototype":1}]}', 'scope.0.prototype'],
+      ];
+      for (const [url, payload, field] of cases) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/json', 'x-api-key': store.key, authorization: `Bearer ${token}` },
+          payload,
+        });
+        expect(expectProblem(response, 400, 'VALIDATION_FAILED').errors, payload).toEqual([
+          expect.objectContaining({ field, code: 'whitelistValidation' }),
+        ]);
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('refuses a lone UTF-16 surrogate in any string of the body, naming the field', async () => {
+      const cases: [string, string, string][] = [
+        ['/v1/auth/refresh', '{"refreshToken":"rt_\\ud800"}', 'refreshToken'],
+        ['/v1/auth/anonymous', '{"scope":["catalogue:read","\\udc00"]}', 'scope.1'],
+        ['/v1/account/register', '{"email":"a\\ud800@example.com","password":"long enough"}', 'email'],
+        ['/v1/checkout/fulfilment', '{"type":"delivery","address":{"line1":"x\\udfff"}}', 'address.line1'],
+        ['/v1/auth/anonymous', '{"\\ud800":1}', '\ud800'],
+      ];
+      for (const [url, payload, field] of cases) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/json', 'x-api-key': store.key, authorization: `Bearer ${token}` },
+          payload,
+        });
+        expect(fields(expectProblem(response, 400, 'VALIDATION_FAILED')), payload).toEqual([field]);
+      }
+      // A well-formed pair (an emoji) is text like any other.
+      expect((await post(t, '/v1/auth/refresh', '{"refreshToken":"\\ud83d\\ude00"}')).statusCode).toBe(401);
+    });
+
     it('answers other content types with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
       expectProblem(await post(t, '/v1/auth/anonymous', '{}', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE');
       expectProblem(
