@@ -150,8 +150,8 @@ export const ERRORS = {
   CART_LIMIT_REACHED: {
     status: 409,
     title: 'Conflict',
-    message_en: 'The cart holds as many different items as it can.',
-    message_ar: 'وصلت السلة إلى الحد الأقصى لعدد الأصناف المختلفة.',
+    message_en: 'The cart is full: at most 100 different items, and at most 999 units of each.',
+    message_ar: 'السلة ممتلئة: 100 صنف مختلف كحد أقصى، و999 وحدة كحد أقصى من كل صنف.',
   },
   FULFILMENT_REQUIRED: {
     status: 409,
