@@ -30,6 +30,8 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
+    // Node would answer a missing Host with a bare 400; the request guards refuse it in the envelope.
+    http: { requireHostHeader: false },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database, { schedulers }), adapter, {
     logger: new NestPinoLogger(logger),

@@ -84,6 +84,8 @@ describe('error envelope (contract section 2)', () => {
         'POST /v1/auth/anonymous HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}',
         'GET /health/live HTTP/9.9\r\nHost: x\r\n\r\n',
         'GET /health/live HTTP/1.1\r\nBad Header\r\n\r\n',
+        // Parsed by Node, refused by the request guards (Node itself would answer a bare 400).
+        'GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n',
       ]) {
         expectClosedProblem(await sendRaw(base, request), 400, 'MALFORMED_REQUEST');
       }
