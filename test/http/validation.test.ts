@@ -7,7 +7,7 @@ import { accessToken, createStore, get, type TestStore } from '../support/fixtur
 import { expectProblem } from '../support/problem.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, Schema> };
+type Schema = { $ref?: string; allOf?: Schema[]; type?: string | string[]; properties?: Record<string, Schema> };
 type Operation = {
   requestBody?: { content: Record<string, { schema: Schema }> };
   parameters?: { name: string; in: string; schema: Schema }[];
@@ -89,7 +89,12 @@ describe('validation answers (issue 8 items 8 and 9)', () => {
   describe('one null rule for every body field the document describes', () => {
     // place-order.dto.ts still uses IsOptional (null passes as absent); its owner switches it to OptionalField.
     const AWAITING_THE_LEAD = ['POST /v1/checkout/orders'];
-    const resolve = (schema: Schema): Schema => (schema.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema);
+    /** A documented nested object is a `$ref` wrapped in `allOf` (to carry its description). */
+    const referenceOf = (schema: Schema) => schema.$ref ?? schema.allOf?.[0]?.$ref;
+    const resolve = (schema: Schema): Schema => {
+      const ref = referenceOf(schema);
+      return ref ? document.components.schemas[ref.split('/').pop()!] : schema;
+    };
     const isNullable = (schema: Schema) => Array.isArray(schema.type) && schema.type.includes('null');
 
     /** Every property of a body schema, nested objects included, as the body that sets it (alone) to null. */
@@ -102,7 +107,7 @@ describe('validation answers (issue 8 items 8 and 9)', () => {
           nullable: isNullable(property),
           body: nest(null),
         };
-        return property.$ref ? [own, ...nullBodies(property, [...path, name])] : [own];
+        return referenceOf(property) ? [own, ...nullBodies(property, [...path, name])] : [own];
       });
     }
 

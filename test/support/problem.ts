@@ -75,6 +75,7 @@ export function sendRaw(base: string, request: string | Buffer): Promise<Respons
     const chunks: Buffer[] = [];
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', reject);
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
     socket.on('close', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const headEnd = raw.indexOf('\r\n\r\n');
