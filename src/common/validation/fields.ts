@@ -14,7 +14,7 @@ const compactPhone = ({ value }: { value: unknown }) => (typeof value === 'strin
 
 /**
  * May be left out; `null` is refused (`isDefined`) like any other invalid value. The API's one rule
- * (README, "Errors"): null is accepted only where documented nullable, i.e. by `NullableField`.
+ * (README, "`null` is a value, not absence"): null is accepted only where documented nullable, i.e. by `NullableField`.
  */
 export function OptionalField() {
   return applyDecorators(
