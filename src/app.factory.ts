@@ -6,6 +6,7 @@ import { AppModule } from './app.module.js';
 import { createValidationPipe } from './common/errors/validation.js';
 import type { AppConfig } from './infra/config/app-config.js';
 import type { DatabaseConnection } from './infra/database/database-connection.js';
+import { answerClientError } from './infra/http/client-errors.js';
 import { registerJsonBodyParser } from './infra/http/json-body-parser.js';
 import { registerOpenApi } from './infra/http/openapi.js';
 import { requestIdFor } from './infra/http/request-id.js';
@@ -28,6 +29,9 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
     trustProxy: config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+    // Node would answer a missing Host with a bare 400; the request guards refuse it in the envelope.
+    http: { requireHostHeader: false },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database, { schedulers }), adapter, {
     logger: new NestPinoLogger(logger),

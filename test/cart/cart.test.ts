@@ -147,9 +147,27 @@ describe('cart (contract section 6)', () => {
     ]) {
       expectProblem(await shopper.call('POST', '/v1/cart/items', body), 400, 'VALIDATION_FAILED');
     }
+    const tooMany = expectProblem(
+      await shopper.call('POST', '/v1/cart/items', { variantId: variant.id, quantity: 1000 }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(tooMany.errors).toEqual([expect.objectContaining({ field: 'quantity', code: 'max', message_en: 'Must be at most 999.' })]);
+    const absent = expectProblem(
+      await shopper.call('POST', '/v1/cart/items', { variantId: variant.id, quantity: null }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expect(absent.errors).toEqual([expect.objectContaining({ field: 'quantity', code: 'isDefined' })]);
+  });
+
+  it('answers CART_LIMIT_REACHED when an add would take a line past 999 units', async () => {
+    const shopper = await Shopper.start(t.app, a.key);
+    const [variant] = await variants(db, a.storeId, 1, 2000);
     ok(await shopper.add(variant.id, 999));
-    const refused = expectProblem(await shopper.add(variant.id, 1), 400, 'VALIDATION_FAILED');
-    expect(refused.errors[0].field).toBe('quantity');
+    const refused = expectProblem(await shopper.add(variant.id, 1), 409, 'CART_LIMIT_REACHED');
+    expect(refused).toMatchObject({ variantId: variant.id, quantityInCart: 999, maxQuantityPerLine: 999, maxLines: 100 });
+    expect(ok(await shopper.cart()).itemCount).toBe(999);
   });
 
   it('holds at most 100 lines', async () => {

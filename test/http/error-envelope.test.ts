@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessToken, createStore, get, type TestStore } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectProblem, fields } from '../support/problem.js';
+import { expectProblem, fields, sendRaw, type ResponseLike } from '../support/problem.js';
+import type { ErrorCode } from '../../src/common/errors/error-catalogue.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -23,6 +24,14 @@ describe('error envelope (contract section 2)', () => {
 
   const post = (app: TestApp, url: string, payload: string, contentType = 'application/json', key = store.key) =>
     app.app.inject({ method: 'POST', url, headers: { 'content-type': contentType, 'x-api-key': key }, payload });
+  /** The key for the auth routes and the token for the others: the body is what is tested. */
+  const postWithEveryCredential = (url: string, payload: string) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', 'x-api-key': store.key, authorization: `Bearer ${token}` },
+      payload,
+    });
 
   describe('routing', () => {
     it('answers an unknown route with 404 NOT_FOUND', async () => {
@@ -62,6 +71,47 @@ describe('error envelope (contract section 2)', () => {
     });
   });
 
+  describe('requests refused by the HTTP parser, before Fastify (real sockets)', () => {
+    const expectClosedProblem = (response: ResponseLike, status: number, code: ErrorCode) => {
+      const body = expectProblem(response, status, code);
+      expect(body.requestId).toMatch(UUID);
+      expect(response.headers.connection).toBe('close');
+    };
+
+    it('answers a request head over 16 KiB with 431 REQUEST_HEADER_TOO_LARGE', async () => {
+      const base = await t.listen();
+      const request = `GET /health/live HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`;
+      expectClosedProblem(await sendRaw(base, request), 431, 'REQUEST_HEADER_TOO_LARGE');
+    });
+
+    it('answers malformed framing with 400 MALFORMED_REQUEST', async () => {
+      const base = await t.listen();
+      for (const request of [
+        'GARBAGE\r\n\r\n',
+        'GET /health/live HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+        'POST /v1/auth/anonymous HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}',
+        'GET /health/live HTTP/9.9\r\nHost: x\r\n\r\n',
+        'GET /health/live HTTP/1.1\r\nBad Header\r\n\r\n',
+        // Parsed by Node, refused by the request guards (Node itself would answer a bare 400).
+        'GET /health/live HTTP/1.1\r\nConnection: close\r\n\r\n',
+      ]) {
+        expectClosedProblem(await sendRaw(base, request), 400, 'MALFORMED_REQUEST');
+      }
+    });
+
+    it('refuses raw UTF-8 in the address with 400 MALFORMED_REQUEST saying to percent-encode; encoded, the same search works', async () => {
+      // Node's parser refuses bytes above 0x7F in the request target (RFC 9112); accepting them needs its
+      // lenient mode, which also accepts the framing tricks of request smuggling.
+      const base = await t.listen();
+      const head = (target: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`;
+      const raw = await sendRaw(base, Buffer.from(head('/v1/search?q=خلاط'), 'utf8'));
+      expectClosedProblem(raw, 400, 'MALFORMED_REQUEST');
+      expect(JSON.parse(raw.body).message_en).toMatch(/percent-encode/i);
+      const encoded = await sendRaw(base, head(`/v1/search?q=${encodeURIComponent('خلاط')}`));
+      expect(encoded.statusCode).toBe(200);
+    });
+  });
+
   describe('bodies', () => {
     it('answers malformed JSON with 400 MALFORMED_BODY', async () => {
       for (const payload of ['{"transport":', '{transport: "bearer"}', "{'a':1}", '{"a":1}}', 'nul']) {
@@ -82,6 +132,36 @@ describe('error envelope (contract section 2)', () => {
       expect(fields(unknown)).toContain('admin');
       const nul = expectProblem(await post(t, '/v1/auth/refresh', '{"refreshToken":"abc\\u0000def"}'), 400, 'VALIDATION_FAILED');
       expect(fields(nul)).toEqual(['refreshToken']);
+    });
+
+    it('refuses __proto__, constructor and prototype keys at any depth like unknown fields, and they reach no prototype', async () => {
+      const cases: [string, string, string][] = [
+        ['/v1/auth/anonymous', '{"__proto__":{"transport":"cookie"}}', '__proto__'],
+        ['/v1/auth/anonymous', '{"constructor":{"prototype":{"polluted":true}}}', 'constructor'],
+        ['/v1/checkout/fulfilment', '{"type":"delivery","address":{"__proto__":{"city":"x"}}}', 'address.__proto__'],
+        ['/v1/auth/anonymous', '{"scope":[{"prototype":1}]}', 'scope.0.prototype'],
+      ];
+      for (const [url, payload, field] of cases) {
+        expect(expectProblem(await postWithEveryCredential(url, payload), 400, 'VALIDATION_FAILED').errors, payload).toEqual([
+          expect.objectContaining({ field, code: 'whitelistValidation' }),
+        ]);
+      }
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('refuses a lone UTF-16 surrogate in any string of the body, naming the field', async () => {
+      const cases: [string, string, string][] = [
+        ['/v1/auth/refresh', '{"refreshToken":"rt_\\ud800"}', 'refreshToken'],
+        ['/v1/auth/anonymous', '{"scope":["catalogue:read","\\udc00"]}', 'scope.1'],
+        ['/v1/account/register', '{"email":"a\\ud800@example.com","password":"long enough"}', 'email'],
+        ['/v1/checkout/fulfilment', '{"type":"delivery","address":{"line1":"x\\udfff"}}', 'address.line1'],
+        ['/v1/auth/anonymous', '{"\\ud800":1}', '\ud800'],
+      ];
+      for (const [url, payload, field] of cases) {
+        expect(fields(expectProblem(await postWithEveryCredential(url, payload), 400, 'VALIDATION_FAILED')), payload).toEqual([field]);
+      }
+      // A well-formed pair (an emoji) is text like any other.
+      expect((await post(t, '/v1/auth/refresh', '{"refreshToken":"\\ud83d\\ude00"}')).statusCode).toBe(401);
     });
 
     it('answers other content types with 415 UNSUPPORTED_MEDIA_TYPE', async () => {

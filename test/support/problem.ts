@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { ERRORS, type ErrorCode } from '../../src/common/errors/error-catalogue.js';
 
@@ -59,4 +60,34 @@ export function expectProblem(response: ResponseLike, status: number, code: Erro
 
 export function fields(body: Record<string, any>): string[] {
   return (body.errors ?? []).map((error: { field: string }) => error.field);
+}
+
+/**
+ * Sends bytes as they are on a new connection to a listening app (`inject` skips Node's HTTP parser)
+ * and reads the answer until the server closes the connection: send `Connection: close` when the
+ * request itself is well formed. The connection is not half-closed: Node aborts a request whose
+ * client has ended its side.
+ */
+export function sendRaw(base: string, request: string | Buffer): Promise<ResponseLike> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+    socket.on('close', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const headEnd = raw.indexOf('\r\n\r\n');
+      if (headEnd < 0) return reject(new Error(`no HTTP answer: ${JSON.stringify(raw)}`));
+      const [statusLine, ...headerLines] = raw.slice(0, headEnd).split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of headerLines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({ statusCode: Number(statusLine.split(' ')[1]), headers, body: raw.slice(headEnd + 4) });
+    });
+    socket.write(request);
+  });
 }

@@ -1,7 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { LOCALES, type Locale } from '../../common/locale.js';
-import { EmailField, LocaleField, OptionalField, PASSWORD_MAX, PASSWORD_MIN, PasswordField, TextField } from '../../common/validation/fields.js';
+import {
+  EmailField,
+  LocaleField,
+  OptionalField,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  PasswordField,
+  TextField,
+} from '../../common/validation/fields.js';
 
 export class RegisterDto {
   @ApiProperty({ example: 'noura@example.com', maxLength: 254 })
@@ -28,7 +36,7 @@ export class RegisterDto {
   locale?: Locale;
 
   @ApiPropertyOptional({ default: false })
-  @IsOptional()
+  @OptionalField()
   @IsBoolean()
   marketingOptIn?: boolean;
 }

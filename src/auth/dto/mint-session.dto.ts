@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString } from 'class-validator';
+import { OptionalField } from '../../common/validation/fields.js';
 import { SCOPES } from '../../common/scopes.js';
 import { TRANSPORTS, type Transport } from '../entities/session.entity.js';
 
@@ -9,7 +10,7 @@ export class MintSessionDto {
     default: 'bearer',
     description: '`cookie` sets the tokens as cookies; the body then holds none.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsIn(TRANSPORTS)
   transport?: Transport;
 
@@ -18,7 +19,7 @@ export class MintSessionDto {
     enum: SCOPES,
     description: 'Narrows the key’s scopes. Unknown names, names outside the key’s set and an empty list are refused with INVALID_SCOPE.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(SCOPES.length * 2)
   @IsString({ each: true })

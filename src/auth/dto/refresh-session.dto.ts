@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
+import { IsString } from 'class-validator';
+import { OptionalField } from '../../common/validation/fields.js';
 
 export class RefreshSessionDto {
   /**
@@ -10,7 +11,7 @@ export class RefreshSessionDto {
   @ApiPropertyOptional({
     description: 'Bearer transport: the refresh token (`rt_` + 43 characters). Cookie transport sends none; the sf_refresh cookie is read.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   refreshToken?: string;
 }

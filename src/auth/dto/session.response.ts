@@ -3,7 +3,7 @@ import { SCOPES } from '../../common/scopes.js';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../token-lifetimes.js';
 
 class SessionFields {
-  @ApiProperty({ example: ACCESS_TOKEN_TTL_SECONDS }) expiresIn: number;
+  @ApiProperty({ type: 'integer', example: ACCESS_TOKEN_TTL_SECONDS }) expiresIn: number;
   @ApiProperty({ format: 'date-time' }) accessTokenExpiresAt: string;
   @ApiProperty({ format: 'date-time' }) refreshTokenExpiresAt: string;
   @ApiProperty({ type: [String], enum: SCOPES }) scope: string[];

@@ -150,8 +150,8 @@ export const ERRORS = {
   CART_LIMIT_REACHED: {
     status: 409,
     title: 'Conflict',
-    message_en: 'The cart holds as many different items as it can.',
-    message_ar: 'وصلت السلة إلى الحد الأقصى لعدد الأصناف المختلفة.',
+    message_en: 'The cart is full: at most 100 different items, and at most 999 units of each.',
+    message_ar: 'السلة ممتلئة: 100 صنف مختلف كحد أقصى، و999 وحدة كحد أقصى من كل صنف.',
   },
   FULFILMENT_REQUIRED: {
     status: 409,
@@ -230,6 +230,25 @@ export const ERRORS = {
     title: 'Method Not Allowed',
     message_en: 'This method is not allowed on this resource.',
     message_ar: 'هذه الطريقة غير مسموحة على هذا المورد.',
+  },
+  MALFORMED_REQUEST: {
+    status: 400,
+    title: 'Bad Request',
+    message_en:
+      'The request is not valid HTTP/1.1. Percent-encode any character outside ASCII in the address (curl: -G --data-urlencode "q=…").',
+    message_ar: 'الطلب ليس HTTP/1.1 صالحًا. رمّز أي محرف خارج ASCII في العنوان بترميز النسبة المئوية (في curl: ‎-G --data-urlencode "q=…"‎).',
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    title: 'Request Timeout',
+    message_en: 'The request did not arrive completely in time.',
+    message_ar: 'لم يصل الطلب كاملًا في الوقت المحدد.',
+  },
+  REQUEST_HEADER_TOO_LARGE: {
+    status: 431,
+    title: 'Request Header Fields Too Large',
+    message_en: 'The request headers are larger than the service accepts (16 KiB in all).',
+    message_ar: 'حجم ترويسات الطلب أكبر مما تقبله الخدمة (16 كيلوبايت إجمالًا).',
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,

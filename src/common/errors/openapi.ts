@@ -19,7 +19,7 @@ class SuggestionDocument {
 export class ProblemDocument {
   @ApiProperty({ example: 'about:blank' }) type: string;
   @ApiProperty({ example: 'Forbidden' }) title: string;
-  @ApiProperty({ example: 403 }) status: number;
+  @ApiProperty({ type: 'integer', example: 403 }) status: number;
   @ApiProperty({ enum: ERROR_CODES, example: 'INSUFFICIENT_SCOPE' }) code: string;
   @ApiProperty() message_en: string;
   @ApiProperty() message_ar: string;

@@ -51,26 +51,28 @@ export function toApiError(error: unknown): ApiError {
 /** Writes the RFC 9457 problem document of the contract (section 2). */
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   const apiError = toApiError(error);
-  const definition = ERRORS[apiError.code];
   if (apiError.code === 'INTERNAL_ERROR') request.log.error({ err: error }, 'request failed');
   else if (apiError.status >= 500) request.log.warn({ code: apiError.code, cause: (error as Error)?.message }, 'request refused');
-  const { details, errors, suggestion, headers, message } = apiError.options;
-  for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
+  for (const [name, value] of Object.entries(apiError.options.headers ?? {})) reply.header(name, value);
   // Also here, not only in the onRequest hook: some refusals happen before hooks run.
   reply.header('X-Request-Id', request.id);
-  return reply
-    .code(apiError.status)
-    .type('application/problem+json')
-    .send({
-      type: 'about:blank',
-      title: definition.title,
-      status: apiError.status,
-      code: apiError.code,
-      message_en: message?.en ?? definition.message_en,
-      message_ar: message?.ar ?? definition.message_ar,
-      requestId: request.id,
-      ...details,
-      ...(errors ? { errors } : {}),
-      ...(suggestion ? { suggestion } : {}),
-    });
+  return reply.code(apiError.status).type('application/problem+json').send(problemDocument(apiError, request.id));
+}
+
+/** The body of a problem answer: the catalogue's title and messages, the request id, the error's extras. */
+export function problemDocument(apiError: ApiError, requestId: string): Record<string, unknown> {
+  const definition = ERRORS[apiError.code];
+  const { details, errors, suggestion, message } = apiError.options;
+  return {
+    type: 'about:blank',
+    title: definition.title,
+    status: apiError.status,
+    code: apiError.code,
+    message_en: message?.en ?? definition.message_en,
+    message_ar: message?.ar ?? definition.message_ar,
+    requestId,
+    ...details,
+    ...(errors ? { errors } : {}),
+    ...(suggestion ? { suggestion } : {}),
+  };
 }

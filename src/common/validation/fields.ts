@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsString, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsDefined, IsIn, IsString, Matches, MaxLength, MinLength, ValidateBy, ValidateIf, isEmail } from 'class-validator';
 import { LOCALES } from '../locale.js';
+import { textProblem } from './text.js';
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
@@ -11,9 +12,15 @@ export const PHONE_PATTERN = /^\+[1-9]\d{6,14}$/;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 const compactPhone = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.replace(/[\s\-.()]/g, '') : value);
 
-/** May be left out; when present it must be valid (null included: only `NullableField` accepts null). */
+/**
+ * May be left out; `null` is refused (`isDefined`) like any other invalid value. The API's one rule
+ * (README, "`null` is a value, not absence"): null is accepted only where documented nullable, i.e. by `NullableField`.
+ */
 export function OptionalField() {
-  return ValidateIf((_object: object, value: unknown) => value !== undefined);
+  return applyDecorators(
+    ValidateIf((_object: object, value: unknown) => value !== undefined),
+    IsDefined(),
+  );
 }
 
 /** May be left out or null (null clears the value). */
@@ -22,7 +29,18 @@ export function NullableField() {
 }
 
 export function EmailField() {
-  return applyDecorators(Transform(trim), IsString(), MaxLength(254), IsEmail({}, { message: 'must be an email address' }));
+  return applyDecorators(Transform(trim), IsString(), MaxLength(254), IsEmailAddress());
+}
+
+/** class-validator's IsEmail, except that it never throws (validator's isEmail throws on a lone surrogate). */
+function IsEmailAddress() {
+  return ValidateBy({
+    name: 'isEmail',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && textProblem(value) === null && isEmail(value),
+      defaultMessage: () => 'must be an email address',
+    },
+  });
 }
 
 export function PasswordField() {

@@ -1,9 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
+import { NOT_ALLOWED_FIELD, textProblem } from '../../common/validation/text.js';
+
+/** Keys that would reach an object's prototype once the body is copied into a DTO. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
  * JSON is the only body the API reads (anything else is 415). An empty body counts as no body, so a
- * cookie refresh can be a bare POST; a body must be a JSON object.
+ * cookie refresh can be a bare POST; a body must be a JSON object. Text PostgreSQL cannot store (NUL,
+ * lone UTF-16 surrogates) and prototype keys are refused here, naming the field, for every route.
  */
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
@@ -12,22 +17,10 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
     let parsed: unknown;
-    let nulField: string | undefined;
     try {
-      parsed = JSON.parse(text, (key, value: unknown) => {
-        if (key === '__proto__' || key === 'constructor') return undefined;
-        // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
-        if (typeof value === 'string' && value.includes('\u0000')) nulField ??= key === '' || /^\d+$/.test(key) ? '(body)' : key;
-        return value;
-      });
+      parsed = JSON.parse(text);
     } catch {
       return done(new ApiError('MALFORMED_BODY'), undefined);
-    }
-    if (nulField !== undefined) {
-      return done(
-        invalidField(nulField, 'nulCharacter', { en: 'Text must not contain a NUL character.', ar: 'يجب ألا يحتوي النص على محرف NUL.' }),
-        undefined,
-      );
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
       return done(
@@ -35,6 +28,24 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
         undefined,
       );
     }
+    const refused = refusal(parsed, '');
+    if (refused) return done(refused, undefined);
     done(null, parsed);
   });
+}
+
+/** The first field, depth first, whose key or text the service refuses whatever the route. */
+function refusal(value: unknown, path: string): ApiError | null {
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem && invalidField(path, problem.code, problem.message);
+  }
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value)) {
+    const field = path ? `${path}.${key}` : key;
+    if (PROTOTYPE_KEYS.has(key) || textProblem(key)) return invalidField(field, 'whitelistValidation', NOT_ALLOWED_FIELD);
+    const found = refusal(child, field);
+    if (found) return found;
+  }
+  return null;
 }

@@ -11,6 +11,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Storefront commerce API. Exchange the server-held `X-Api-Key` for short-lived scoped tokens at `POST /v1/auth/anonymous`;',
         'every other storefront call needs `Authorization: Bearer <access token>` (or the `sf_access` cookie) carrying the scope',
         'named in `x-required-scope`. Every failure is an RFC 9457 problem document with `code`, `message_en`, `message_ar` and `requestId`.',
+        'A field sent as `null` is accepted only where the schema allows `null` (it then clears the value); anywhere else it is refused',
+        'with 400 `VALIDATION_FAILED` naming the field, like any other invalid value. Leave a field out to take its default.',
       ].join(' '),
     )
     .setVersion('1')

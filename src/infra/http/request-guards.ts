@@ -6,12 +6,15 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 
 /**
  * Checks made before routing reaches Nest:
+ * - an HTTP/1.1 request must name its Host;
  * - a NUL character anywhere in the URL is refused (PostgreSQL text cannot hold one, so it would
  *   otherwise surface as a database error, i.e. a 500);
  * - a path that exists under other methods answers 405 with `Allow`, not 404.
  */
 export function registerRequestGuards(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request) => {
+    // RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) throw new ApiError('MALFORMED_REQUEST');
     if (/%00/i.test(request.url)) {
       throw invalidField('(url)', 'nulCharacter', {
         en: 'The address must not contain a NUL character.',

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { SessionShoppers, type SessionOwner } from '../../auth/session-shoppers.service.js';
-import { ApiError, invalidField } from '../../common/errors/api-error.js';
+import { ApiError } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import type { VariantOption } from '../catalogue/entities/product-variant.entity.js';
 import type { AddressSnapshot } from '../../common/address.js';
@@ -125,10 +125,10 @@ export class CartService {
                (select count(*)::int from cart_items where cart_id = ${cart.id}) as lines`.execute(db);
       const [{ quantity: existing, lines }] = rows;
       const requested = (existing ?? 0) + quantity;
-      if (requested > MAX_LINE_QUANTITY) throw tooMany();
+      if (requested > MAX_LINE_QUANTITY) throw cartLimitReached({ variantId, quantityInCart: existing });
       if (requested > variant.stock) throw insufficientStock([{ variantId, requested, available: variant.stock }]);
       if (existing === null && lines >= MAX_CART_LINES) {
-        throw new ApiError('CART_LIMIT_REACHED', { details: { maxLines: MAX_CART_LINES } });
+        throw cartLimitReached();
       }
       await sql`
         with item as (
@@ -305,11 +305,8 @@ function unavailable(variantId: string): ApiError {
   return new ApiError('VARIANT_UNAVAILABLE', { details: { variantId } });
 }
 
-function tooMany(): ApiError {
-  return invalidField('quantity', 'max', {
-    en: `A cart line holds at most ${MAX_LINE_QUANTITY} units.`,
-    ar: `يحتوي سطر السلة على ${MAX_LINE_QUANTITY} وحدة على الأكثر.`,
-  });
+function cartLimitReached(details: Record<string, unknown> = {}): ApiError {
+  return new ApiError('CART_LIMIT_REACHED', { details: { maxLines: MAX_CART_LINES, maxQuantityPerLine: MAX_LINE_QUANTITY, ...details } });
 }
 
 async function purchasableVariant(em: EntityManager, storeId: string, variantId: string) {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import { IsInt, IsUUID, Max, Min } from 'class-validator';
+import { OptionalField } from '../../../common/validation/fields.js';
 import { MAX_LINE_QUANTITY } from '../cart.service.js';
 
 export class AddCartItemDto {
@@ -8,12 +9,13 @@ export class AddCartItemDto {
   variantId: string;
 
   @ApiPropertyOptional({
+    type: 'integer',
     minimum: 1,
     maximum: MAX_LINE_QUANTITY,
     default: 1,
     description: 'Units to add; added to the quantity already in the cart for this variant.',
   })
-  @IsOptional()
+  @OptionalField()
   @IsInt()
   @Min(1)
   @Max(MAX_LINE_QUANTITY)
@@ -21,7 +23,12 @@ export class AddCartItemDto {
 }
 
 export class UpdateCartItemDto {
-  @ApiProperty({ minimum: 1, maximum: MAX_LINE_QUANTITY, description: 'The new quantity of the line (remove a line with DELETE).' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_LINE_QUANTITY,
+    description: 'The new quantity of the line (remove a line with DELETE).',
+  })
   @IsInt()
   @Min(1)
   @Max(MAX_LINE_QUANTITY)

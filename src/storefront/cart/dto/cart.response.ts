@@ -10,7 +10,7 @@ export class ProductReference {
 
 export class LineProblemResponse {
   @ApiProperty({ enum: ['VARIANT_UNAVAILABLE', 'INSUFFICIENT_STOCK'] }) code: string;
-  @ApiPropertyOptional({ description: 'INSUFFICIENT_STOCK: units in stock now.' }) available?: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'INSUFFICIENT_STOCK: units in stock now.' }) available?: number;
 }
 
 export class CartLineResponse {
@@ -20,11 +20,11 @@ export class CartLineResponse {
   @ApiProperty() sku: string;
   @ApiProperty({ type: BilingualText }) name: BilingualText;
   @ApiProperty({ type: [VariantOptionResponse] }) options: VariantOptionResponse[];
-  @ApiProperty({ minimum: 1, maximum: 999 }) quantity: number;
-  @ApiProperty({ description: 'Current price of the variant, minor units.' }) unitPrice: number;
-  @ApiProperty({ description: 'unitPrice × quantity, minor units.' }) lineTotal: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 999 }) quantity: number;
+  @ApiProperty({ type: 'integer', description: 'Current price of the variant, minor units.' }) unitPrice: number;
+  @ApiProperty({ type: 'integer', description: 'unitPrice × quantity, minor units.' }) lineTotal: number;
   @ApiProperty({ example: 'SAR' }) currency: string;
-  @ApiProperty({ description: 'Units in stock now.' }) available: number;
+  @ApiProperty({ type: 'integer', description: 'Units in stock now.' }) available: number;
   @ApiProperty({ description: 'The variant exists in this store and its product is for sale.' }) purchasable: boolean;
   @ApiProperty({ type: [LineProblemResponse], description: 'Why the line cannot be ordered as it is; empty when it can.' })
   problems: LineProblemResponse[];
@@ -34,7 +34,7 @@ export class CartResponse {
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'Null until the first item is added.' }) id: string | null;
   @ApiProperty({ example: 'SAR' }) currency: string;
   @ApiProperty({ type: [CartLineResponse] }) items: CartLineResponse[];
-  @ApiProperty({ description: 'Units over all lines.' }) itemCount: number;
-  @ApiProperty({ description: 'Sum of line totals, minor units, from current prices.' }) subtotal: number;
+  @ApiProperty({ type: 'integer', description: 'Units over all lines.' }) itemCount: number;
+  @ApiProperty({ type: 'integer', description: 'Sum of line totals, minor units, from current prices.' }) subtotal: number;
   @ApiProperty({ description: 'Some line has problems and cannot be ordered as it is.' }) hasProblems: boolean;
 }

@@ -16,16 +16,16 @@ export class VariantResponse {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() sku: string;
   @ApiProperty({ type: [VariantOptionResponse] }) options: VariantOptionResponse[];
-  @ApiProperty({ description: 'Minor units of `currency`.' }) price: number;
-  @ApiProperty({ nullable: true, type: Number, description: 'Price before a sale, minor units.' }) compareAtPrice: number | null;
+  @ApiProperty({ type: 'integer', description: 'Minor units of `currency`.' }) price: number;
+  @ApiProperty({ nullable: true, type: 'integer', description: 'Price before a sale, minor units.' }) compareAtPrice: number | null;
   @ApiProperty({ example: 'SAR' }) currency: string;
-  @ApiProperty() stock: number;
+  @ApiProperty({ type: 'integer' }) stock: number;
   @ApiProperty() inStock: boolean;
 }
 
 class PriceRange {
-  @ApiProperty({ nullable: true, type: Number }) min: number | null;
-  @ApiProperty({ nullable: true, type: Number }) max: number | null;
+  @ApiProperty({ nullable: true, type: 'integer' }) min: number | null;
+  @ApiProperty({ nullable: true, type: 'integer' }) max: number | null;
   @ApiProperty({ nullable: true, type: String, example: 'SAR' }) currency: string | null;
 }
 
@@ -51,9 +51,9 @@ export class ProductPage {
 export class CategoryResponse extends CatalogueReference {
   @ApiProperty({ type: BilingualText }) description: BilingualText;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) parentId: string | null;
-  @ApiProperty({ description: '0 for a top-level category.' }) depth: number;
-  @ApiProperty() position: number;
-  @ApiProperty() childCount: number;
+  @ApiProperty({ type: 'integer', description: '0 for a top-level category.' }) depth: number;
+  @ApiProperty({ type: 'integer' }) position: number;
+  @ApiProperty({ type: 'integer' }) childCount: number;
 }
 
 export class CategoryPage {
@@ -69,7 +69,7 @@ export class CategoryDetailResponse extends CategoryResponse {
 
 export class BrandResponse extends CatalogueReference {
   @ApiProperty({ type: BilingualText }) description: BilingualText;
-  @ApiPropertyOptional({ description: 'Active products of the brand.' }) productCount: number;
+  @ApiPropertyOptional({ type: 'integer', description: 'Active products of the brand.' }) productCount: number;
 }
 
 export class BrandPage {

@@ -1,10 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
+import { OptionalField } from '../../../common/validation/fields.js';
 import { ListQueryDto } from '../../../common/pagination/list-query.dto.js';
 
 export class ListCategoriesQuery extends ListQueryDto {
   @ApiPropertyOptional({ description: 'Only the direct children of this category (id or slug), or `root` for top-level categories.' })
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(200)
   parent?: string;

@@ -11,7 +11,8 @@ export class DateRange {
 export class DeliveryOptionResponse {
   @ApiProperty({ example: 'standard' }) code: string;
   @ApiProperty({ type: BilingualText }) name: BilingualText;
-  @ApiProperty({ description: 'Minor units, after the free-over threshold (0 when the subtotal reaches it).' }) price: number;
+  @ApiProperty({ type: 'integer', description: 'Minor units, after the free-over threshold (0 when the subtotal reaches it).' })
+  price: number;
   @ApiProperty({ type: DateRange }) estimatedDelivery: DateRange;
 }
 
@@ -38,18 +39,19 @@ export class FulfilmentOptions {
 
 export class QuoteResponse {
   @ApiProperty({ type: [CartLineResponse] }) lines: CartLineResponse[];
-  @ApiProperty() itemCount: number;
-  @ApiProperty({ description: 'Sum of line totals at current prices, minor units.' }) subtotal: number;
-  @ApiProperty({ description: 'Price of the chosen delivery method; 0 for pickup or before a choice.' }) shipping: number;
+  @ApiProperty({ type: 'integer' }) itemCount: number;
+  @ApiProperty({ type: 'integer', description: 'Sum of line totals at current prices, minor units.' }) subtotal: number;
+  @ApiProperty({ type: 'integer', description: 'Price of the chosen delivery method; 0 for pickup or before a choice.' }) shipping: number;
   @ApiProperty({
+    type: 'integer',
     description:
       'Tax on lines and shipping, each rounded half up to a minor unit. With taxIncluded it is the part of the prices that is tax; otherwise it is added to the total.',
   })
   tax: number;
-  @ApiProperty({ description: 'subtotal + shipping (+ tax when prices exclude it).' }) total: number;
+  @ApiProperty({ type: 'integer', description: 'subtotal + shipping (+ tax when prices exclude it).' }) total: number;
   @ApiProperty({ example: 'SAR' }) currency: string;
   @ApiProperty() taxIncluded: boolean;
-  @ApiProperty({ example: 1500, description: 'Tax rate in basis points (1500 = 15%).' }) taxRateBps: number;
+  @ApiProperty({ type: 'integer', example: 1500, description: 'Tax rate in basis points (1500 = 15%).' }) taxRateBps: number;
   @ApiProperty({ type: ChosenFulfilmentResponse, nullable: true }) fulfilment: ChosenFulfilmentResponse | null;
   @ApiProperty({ description: 'Some line cannot be ordered as it is.' }) hasProblems: boolean;
   @ApiProperty({ type: FulfilmentOptions }) options: FulfilmentOptions;

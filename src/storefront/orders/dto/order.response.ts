@@ -11,8 +11,8 @@ export class OrderSummaryResponse {
   @ApiProperty({ enum: ['pending', 'authorized', 'paid', 'partially_refunded', 'refunded', 'voided'] }) paymentStatus: string;
   @ApiProperty({ enum: ['delivery', 'pickup'] }) fulfilmentType: string;
   @ApiProperty({ enum: ['unfulfilled', 'ready_for_pickup', 'shipped', 'delivered', 'returned', 'cancelled'] }) fulfilmentStatus: string;
-  @ApiProperty() itemCount: number;
-  @ApiProperty() total: number;
+  @ApiProperty({ type: 'integer' }) itemCount: number;
+  @ApiProperty({ type: 'integer' }) total: number;
   @ApiProperty({ example: 'SAR' }) currency: string;
   @ApiProperty() placedAt: string;
   @ApiProperty({ description: 'Promised delivery, or readiness for pickup.' }) promisedBy: string;
@@ -30,11 +30,11 @@ export class OrderLineResponse {
   @ApiProperty() sku: string;
   @ApiProperty({ type: BilingualText }) name: BilingualText;
   @ApiProperty({ type: [VariantOptionResponse] }) options: VariantOptionResponse[];
-  @ApiProperty() quantity: number;
-  @ApiProperty() unitPrice: number;
-  @ApiProperty() lineTotal: number;
-  @ApiProperty({ description: 'Tax in lineTotal (or on it, when prices exclude tax).' }) tax: number;
-  @ApiProperty() returnedQuantity: number;
+  @ApiProperty({ type: 'integer' }) quantity: number;
+  @ApiProperty({ type: 'integer' }) unitPrice: number;
+  @ApiProperty({ type: 'integer' }) lineTotal: number;
+  @ApiProperty({ type: 'integer', description: 'Tax in lineTotal (or on it, when prices exclude tax).' }) tax: number;
+  @ApiProperty({ type: 'integer' }) returnedQuantity: number;
 }
 
 export class OrderShippingMethod {
@@ -61,21 +61,21 @@ export class OrderFulfilment {
 export class OrderPayment {
   @ApiProperty({ enum: ['cash_on_delivery', 'card'] }) method: string;
   @ApiProperty() status: string;
-  @ApiProperty() amount: number;
+  @ApiProperty({ type: 'integer' }) amount: number;
   @ApiProperty() currency: string;
   @ApiProperty() provider: string;
 }
 
 export class OrderRefundLine {
   @ApiProperty({ format: 'uuid' }) lineId: string;
-  @ApiProperty() quantity: number;
-  @ApiProperty({ description: 'Minor units refunded for these units.' }) amount: number;
+  @ApiProperty({ type: 'integer' }) quantity: number;
+  @ApiProperty({ type: 'integer', description: 'Minor units refunded for these units.' }) amount: number;
 }
 
 export class OrderRefund {
   @ApiProperty({ enum: ['return', 'cancellation'] }) reason: string;
-  @ApiProperty({ description: 'Minor units, shipping included.' }) amount: number;
-  @ApiProperty({ description: 'The part of amount that refunds the shipping charge.' }) shipping: number;
+  @ApiProperty({ type: 'integer', description: 'Minor units, shipping included.' }) amount: number;
+  @ApiProperty({ type: 'integer', description: 'The part of amount that refunds the shipping charge.' }) shipping: number;
   @ApiProperty() createdAt: string;
   @ApiProperty({ type: [OrderRefundLine], description: 'The units the refund paid for (every unit for a cancellation).' })
   lines: OrderRefundLine[];
@@ -84,11 +84,11 @@ export class OrderRefund {
 export class OrderResponse extends OrderSummaryResponse {
   @ApiProperty() email: string;
   @ApiProperty({ enum: ['en', 'ar'] }) locale: string;
-  @ApiProperty() subtotal: number;
-  @ApiProperty() shipping: number;
-  @ApiProperty() tax: number;
-  @ApiProperty() discount: number;
-  @ApiProperty() refunded: number;
+  @ApiProperty({ type: 'integer' }) subtotal: number;
+  @ApiProperty({ type: 'integer' }) shipping: number;
+  @ApiProperty({ type: 'integer' }) tax: number;
+  @ApiProperty({ type: 'integer' }) discount: number;
+  @ApiProperty({ type: 'integer' }) refunded: number;
   @ApiProperty() taxIncluded: boolean;
   @ApiProperty({ type: String, nullable: true }) paidAt: string | null;
   @ApiProperty({ type: String, nullable: true }) shippedAt: string | null;

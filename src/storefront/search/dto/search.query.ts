@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { OptionalField } from '../../../common/validation/fields.js';
 import { ListProductsQuery } from '../../catalogue/dto/list-products.query.js';
 
 export const SEARCH_SORTS = ['relevance', 'price_asc', 'price_desc', 'newest'] as const;
@@ -19,16 +20,26 @@ export class SearchQuery extends ListProductsQuery {
   @Matches(VISIBLE_TEXT)
   q: string;
 
-  @ApiPropertyOptional({ description: 'Lowest "from" price, minor units, inclusive (a price band’s `min`).' })
-  @IsOptional()
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: PG_INT_MAX,
+    description: 'Lowest "from" price, minor units, inclusive (a price band’s `min`).',
+  })
+  @OptionalField()
   @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(PG_INT_MAX)
   priceMin?: number;
 
-  @ApiPropertyOptional({ description: 'Highest "from" price, minor units, inclusive (a price band’s `max`).' })
-  @IsOptional()
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: PG_INT_MAX,
+    description: 'Highest "from" price, minor units, inclusive (a price band’s `max`).',
+  })
+  @OptionalField()
   @Type(() => Number)
   @IsInt()
   @Min(0)
@@ -36,7 +47,7 @@ export class SearchQuery extends ListProductsQuery {
   priceMax?: number;
 
   @ApiPropertyOptional({ enum: SEARCH_SORTS, default: 'relevance' })
-  @IsOptional()
+  @OptionalField()
   @IsIn(SEARCH_SORTS)
   sort?: SearchSort;
 }

@@ -7,23 +7,23 @@ class CategoryFacet {
   @ApiProperty() slug: string;
   @ApiProperty({ type: BilingualText }) name: BilingualText;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) parentId: string | null;
-  @ApiProperty({ description: '0 for a top-level category.' }) depth: number;
-  @ApiProperty({ description: 'Matching products in the category and its subcategories.' }) count: number;
+  @ApiProperty({ type: 'integer', description: '0 for a top-level category.' }) depth: number;
+  @ApiProperty({ type: 'integer', description: 'Matching products in the category and its subcategories.' }) count: number;
 }
 
 class BrandFacet {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() slug: string;
   @ApiProperty({ type: BilingualText }) name: BilingualText;
-  @ApiProperty() count: number;
+  @ApiProperty({ type: 'integer' }) count: number;
 }
 
 class PriceBandFacet {
-  @ApiProperty({ description: 'Lowest "from" price of the band, minor units, inclusive: send as priceMin.' }) min: number;
-  @ApiProperty({ nullable: true, type: Number, description: 'Highest, inclusive: send as priceMax; null for the open top band.' })
+  @ApiProperty({ type: 'integer', description: 'Lowest "from" price of the band, minor units, inclusive: send as priceMin.' }) min: number;
+  @ApiProperty({ nullable: true, type: 'integer', description: 'Highest, inclusive: send as priceMax; null for the open top band.' })
   max: number | null;
   @ApiProperty({ example: 'SAR' }) currency: string;
-  @ApiProperty() count: number;
+  @ApiProperty({ type: 'integer' }) count: number;
 }
 
 class SearchFacets {
@@ -52,7 +52,7 @@ class SearchQueryInfo {
 export class SearchPage {
   @ApiProperty({ type: [ProductResponse] }) items: ProductResponse[];
   @ApiProperty({ nullable: true, type: String }) nextCursor: string | null;
-  @ApiProperty({ description: 'Matching products with every filter applied.' }) total: number;
+  @ApiProperty({ type: 'integer', description: 'Matching products with every filter applied.' }) total: number;
   @ApiProperty({ type: SearchFacets }) facets: SearchFacets;
   @ApiProperty({ type: SearchQueryInfo }) query: SearchQueryInfo;
 }
@@ -73,7 +73,7 @@ export class SuggestionsResponse {
 
 class PopularSearch {
   @ApiProperty() query: string;
-  @ApiProperty({ description: 'Searches in the last 30 days that found something.' }) count: number;
+  @ApiProperty({ type: 'integer', description: 'Searches in the last 30 days that found something.' }) count: number;
 }
 
 class RecentSearch {
