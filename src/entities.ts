@@ -19,7 +19,7 @@ import { ShippingMethod } from './storefront/checkout/entities/shipping-method.e
 import { IdempotencyClaim } from './infra/idempotency/idempotency-claim.entity.js';
 import { OrderLine } from './storefront/orders/entities/order-line.entity.js';
 import { Order } from './storefront/orders/entities/order.entity.js';
-import { Payment } from './storefront/orders/entities/payment.entity.js';
+import { Payment } from './storefront/payments/entities/payment.entity.js';
 import { RefundLine } from './storefront/orders/entities/refund-line.entity.js';
 import { Refund } from './storefront/orders/entities/refund.entity.js';
 import { ProductSearchPending } from './storefront/search/entities/product-search-pending.entity.js';

@@ -12,7 +12,8 @@ import type {
   OrderPaymentStatus,
   OrderStatus,
 } from '../storefront/orders/order-writer.js';
-import type { NewPayment, PaymentMethod } from '../storefront/payments/payments.service.js';
+import type { PaymentMethod } from '../storefront/payments/payment-methods.js';
+import type { NewPayment } from '../storefront/payments/payments.service.js';
 import { DemoPeople, type DemoAddress, type DemoPerson } from './people.js';
 import { apportion, between, DynamicWeights, pick, randomStream, WeightedTable, type Random } from './random.js';
 import type { PoolQuery } from './search-queries.js';

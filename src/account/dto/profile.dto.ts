@@ -1,7 +1,16 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsString, MaxLength, MinLength } from 'class-validator';
 import { LOCALES, type Locale } from '../../common/locale.js';
-import { LocaleField, NullableField, OptionalField, PASSWORD_MAX, PASSWORD_MIN, PasswordField, PhoneField, TextField } from '../../common/validation/fields.js';
+import {
+  LocaleField,
+  NullableField,
+  OptionalField,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  PasswordField,
+  PhoneField,
+  TextField,
+} from '../../common/validation/fields.js';
 
 /** The email address is the shopper's identity and cannot be changed here: sending it is refused. */
 export class UpdateProfileDto {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Locale } from '../../common/locale.js';
-import type { PaymentMethod } from '../payments/payments.service.js';
+import type { PaymentMethod } from '../payments/payment-methods.js';
 
 export type OrderStatus = 'open' | 'completed' | 'cancelled';
 export type OrderPaymentStatus = 'pending' | 'authorized' | 'paid' | 'partially_refunded' | 'refunded' | 'voided';

@@ -2,11 +2,9 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
 import { ApiError } from '../../common/errors/api-error.js';
+import type { PaymentStatus } from './entities/payment.entity.js';
+import type { PaymentMethod } from './payment-methods.js';
 import { PAYMENT_PROVIDER, type PaymentProvider } from './payment-provider.js';
-
-export type PaymentMethod = 'card' | 'cash_on_delivery';
-
-export type PaymentStatus = 'authorized' | 'pending' | 'captured' | 'voided' | 'refunded';
 
 /** A payment row to insert. Times are epoch seconds; null means the transaction's `now()`. */
 export interface NewPayment {

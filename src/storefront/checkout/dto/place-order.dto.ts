@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsEmail, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { PAYMENT_METHODS, type PaymentMethod } from '../../orders/entities/order.entity.js';
+import { IsIn, IsNotEmpty, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { EmailField, OptionalField } from '../../../common/validation/fields.js';
+import { PAYMENT_METHODS, type PaymentMethod } from '../../payments/payment-methods.js';
 
 export class CardDto {
   @ApiProperty({
@@ -20,15 +21,14 @@ export class PlaceOrderDto {
   @ApiProperty({ enum: PAYMENT_METHODS }) @IsIn(PAYMENT_METHODS) paymentMethod: PaymentMethod;
 
   @ApiPropertyOptional({ type: CardDto, description: 'Required for `card`, refused for `cash_on_delivery`.' })
-  @IsOptional()
+  @OptionalField()
   @IsObject()
   @ValidateNested()
   @Type(() => CardDto)
   card?: CardDto;
 
   @ApiPropertyOptional({ description: 'Contact address: required on an anonymous session; defaults to the signed-in shopper’s.' })
-  @IsOptional()
-  @IsEmail()
-  @MaxLength(254)
+  @OptionalField()
+  @EmailField()
   email?: string;
 }

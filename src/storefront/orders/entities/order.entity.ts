@@ -7,10 +7,9 @@ import type { AddressSnapshot } from '../../../common/address.js';
 import { FULFILMENT_TYPES } from '../../cart/entities/cart.entity.js';
 import { PickupLocation } from '../../checkout/entities/pickup-location.entity.js';
 import { createdAt } from '../../../infra/database/timestamps.js';
+import { PAYMENT_METHODS } from '../../payments/payment-methods.js';
 
 export const ORDER_STATUSES = ['open', 'completed', 'cancelled'] as const;
-export const PAYMENT_METHODS = ['cash_on_delivery', 'card'] as const;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 export const ORDER_PAYMENT_STATUSES = ['pending', 'authorized', 'paid', 'partially_refunded', 'refunded', 'voided'] as const;
 export const FULFILMENT_STATUSES = ['unfulfilled', 'ready_for_pickup', 'shipped', 'delivered', 'returned', 'cancelled'] as const;
 

@@ -1,9 +1,11 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Store } from '../../../stores/entities/store.entity.js';
-import { Order, PAYMENT_METHODS } from './order.entity.js';
+import { Order } from '../../orders/entities/order.entity.js';
+import { PAYMENT_METHODS } from '../payment-methods.js';
 import { createdAt, updatedAt } from '../../../infra/database/timestamps.js';
 
 export const PAYMENT_STATUSES = ['pending', 'authorized', 'captured', 'voided', 'refunded', 'declined'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 const PaymentSchema = defineEntity({
   name: 'Payment',
