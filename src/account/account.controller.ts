@@ -49,7 +49,7 @@ export class AccountController {
   })
   @SendsCode()
   register(@CurrentSession() session: SessionPrincipal, @Body() body: RegisterDto, @Req() request: FastifyRequest) {
-    return this.account.register(session, body, acceptedLocale(request));
+    return this.account.register(session, body, acceptedLocale(request.headers['accept-language']));
   }
 
   @Post('one-time-codes')
@@ -63,7 +63,7 @@ export class AccountController {
   })
   @SendsCode()
   requestCode(@CurrentSession() session: SessionPrincipal, @Body() body: RequestCodeDto, @Req() request: FastifyRequest) {
-    return this.account.requestCode(session, body, acceptedLocale(request));
+    return this.account.requestCode(session, body, acceptedLocale(request.headers['accept-language']));
   }
 
   @Post('one-time-codes/verify')

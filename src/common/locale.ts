@@ -1,12 +1,9 @@
-import type { FastifyRequest } from 'fastify';
-
 /** The languages of every text a shopper or merchant reads (contract section 1). */
 export const LOCALES = ['en', 'ar'] as const;
 export type Locale = (typeof LOCALES)[number];
 
-/** The first of our languages the request's Accept-Language names (quality order), if any. */
-export function acceptedLocale(request: FastifyRequest): Locale | undefined {
-  const header = request.headers['accept-language'];
+/** The first of our languages an Accept-Language header names (quality order), if any. */
+export function acceptedLocale(header: string | undefined): Locale | undefined {
   if (!header) return undefined;
   const ranked = header
     .split(',')

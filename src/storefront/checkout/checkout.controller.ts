@@ -5,6 +5,7 @@ import { CurrentSession, RequireScope } from '../../auth/access/decorators.js';
 import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { IdempotencyKey } from '../../infra/idempotency/idempotency-key.decorator.js';
+import { acceptedLocale } from '../../common/locale.js';
 import { OrderResponse } from '../orders/dto/order.response.js';
 import { CheckoutService } from './checkout.service.js';
 import { ChooseFulfilmentDto } from './dto/choose-fulfilment.dto.js';
@@ -85,7 +86,7 @@ export class CheckoutController {
     @Body() body: PlaceOrderDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const placed = await this.placement.place(session, key, body, acceptLanguage);
+    const placed = await this.placement.place(session, key, body, acceptedLocale(acceptLanguage));
     if (placed.replayed) reply.header('Idempotent-Replayed', 'true');
     return placed.order;
   }

@@ -56,13 +56,14 @@ export class OrderPlacementService {
   ) {}
 
   /** `key` is the request's Idempotency-Key, already checked (see @IdempotencyKey). */
-  async place(principal: SessionPrincipal, key: string, body: PlaceOrderDto, acceptLanguage?: string): Promise<PlacedOrder> {
+  /** `guestLocale`: the language of a guest's emails, from Accept-Language; Arabic when it names neither of ours. */
+  async place(principal: SessionPrincipal, key: string, body: PlaceOrderDto, guestLocale?: Locale): Promise<PlacedOrder> {
     checkPaymentFields(body);
     const owner = await this.shoppers.ownerOf(principal);
     const requestHash = hashOf(body);
     const stored = await this.storedOrder(owner, key, requestHash);
     if (stored) return stored;
-    const contact = await this.contactOf(owner, body, acceptLanguage);
+    const contact = await this.contactOf(owner, body, guestLocale);
 
     let authorization: Authorization | undefined;
     if (body.paymentMethod === 'card') {
@@ -221,7 +222,7 @@ export class OrderPlacementService {
   }
 
   /** The signed-in shopper's email and language; a guest gives an email, and the language comes from Accept-Language. */
-  private async contactOf(owner: SessionOwner, body: PlaceOrderDto, acceptLanguage?: string): Promise<{ email: string; locale: Locale }> {
+  private async contactOf(owner: SessionOwner, body: PlaceOrderDto, guestLocale?: Locale): Promise<{ email: string; locale: Locale }> {
     if (owner.shopperId) {
       const { rows } = await sql<{ email: string; locale: Locale }>`
         select email, locale from shoppers where id = ${owner.shopperId}`.execute(this.em.getKysely());
@@ -233,7 +234,7 @@ export class OrderPlacementService {
         ar: 'يتطلب الطلب دون تسجيل الدخول بريدًا إلكترونيًا للتواصل.',
       });
     }
-    return { email: body.email.trim(), locale: /^\s*en\b/i.test(acceptLanguage ?? '') ? 'en' : 'ar' };
+    return { email: body.email.trim(), locale: guestLocale ?? 'ar' };
   }
 }
 
