@@ -29,16 +29,16 @@ export interface Harness {
   shopper(store: TestStore, scope?: string[]): Promise<StorefrontClient>;
 }
 
-/**
- * The real application for the enclosing suite: started before its tests, closed after them. `env`
- * overrides configuration as the environment would.
- */
-export function useTestApp(env: Record<string, string> = {}, options: HarnessOptions = {}): Harness {
+/** Configuration as the environment would give it; a function when a value is known only once earlier hooks ran. */
+type Env = Record<string, string> | (() => Record<string, string>);
+
+/** The real application for the enclosing suite: started before its tests, closed after them. */
+export function useTestApp(env: Env = {}, options: HarnessOptions = {}): Harness {
   return useTestApps(1, env, options)[0];
 }
 
 /** `count` instances of the application on one database, started side by side, as several servers of one deployment. */
-export function useTestApps(count: number, env: Record<string, string> = {}, options: HarnessOptions = {}): Harness[] {
+export function useTestApps(count: number, env: Env = {}, options: HarnessOptions = {}): Harness[] {
   const started: TestApp[] = [];
   let database: TestDatabase | undefined;
   let isolated: Awaited<ReturnType<typeof createIsolatedDatabase>> | undefined;
@@ -46,7 +46,8 @@ export function useTestApps(count: number, env: Record<string, string> = {}, opt
   beforeAll(
     async () => {
       if (options.ownDatabase) isolated = await createIsolatedDatabase();
-      const appEnv = isolated ? { ...env, DATABASE_URL: isolated.url } : env;
+      const given = typeof env === 'function' ? env() : env;
+      const appEnv = isolated ? { ...given, DATABASE_URL: isolated.url } : given;
       const starts = await Promise.allSettled(Array.from({ length: count }, () => start(appEnv, options)));
       for (const result of starts) if (result.status === 'fulfilled') started.push(result.value);
       const failed = starts.find((result) => result.status === 'rejected');
