@@ -6,9 +6,9 @@ import { type CliRun, runCli } from './support/cli.js';
 import { mint } from './support/fixtures.js';
 import { expectProblem } from './support/problem.js';
 import { useTestApp } from './support/harness.js';
+import { UUID } from './support/formats.js';
 
 const KEY = /^sk_live_[A-Za-z0-9]{40}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');

@@ -92,11 +92,7 @@ describe('shopper addresses', () => {
 
   it('validates fields; a malformed id is a 404', async () => {
     const shopper = await signedUp(t, store);
-    const refused = expectProblem(
-      await add(shopper, { ...HOME, country: 'XX', phone: '12', fullName: '' }),
-      400,
-      'VALIDATION_FAILED',
-    );
+    const refused = expectProblem(await add(shopper, { ...HOME, country: 'XX', phone: '12', fullName: '' }), 400, 'VALIDATION_FAILED');
     expect(fields(refused).sort()).toEqual(['country', 'fullName', 'phone']);
     expectProblem(await add(shopper, { ...HOME, city: undefined }), 400, 'VALIDATION_FAILED');
     expectProblem(await add(shopper, { ...HOME, owner: 'me' }), 400, 'VALIDATION_FAILED');
@@ -150,14 +146,8 @@ describe('shopper addresses', () => {
 
     // Each store's password works only in that store.
     const s = await t.shopper(otherStore);
-    expectProblem(
-      await s.call('POST', '/v1/account/sign-in', { email, password: 'password in store A' }),
-      401,
-      'INVALID_CREDENTIALS',
-    );
-    expect((await s.call('POST', '/v1/account/sign-in', { email, password: 'password in store B' })).json().id).toBe(
-      inB.shopperId,
-    );
+    expectProblem(await s.call('POST', '/v1/account/sign-in', { email, password: 'password in store A' }), 401, 'INVALID_CREDENTIALS');
+    expect((await s.call('POST', '/v1/account/sign-in', { email, password: 'password in store B' })).json().id).toBe(inB.shopperId);
 
     // A code sent in store A does not sign in to store B.
     const a = await t.shopper(store);

@@ -17,7 +17,9 @@ describe('the anonymous cart survives sign-in', () => {
 
   beforeAll(async () => {
     store = await t.store({ seedCatalogue: true, productCount: 5 });
-    const { rows } = await t.db.query<{ id: string }>('select id from product_variants where store_id = $1 order by sku limit 3', [store.storeId]);
+    const { rows } = await t.db.query<{ id: string }>('select id from product_variants where store_id = $1 order by sku limit 3', [
+      store.storeId,
+    ]);
     variants = rows.map((row) => row.id);
   });
 

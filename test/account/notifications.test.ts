@@ -36,8 +36,7 @@ describe('notifications through SMTP (SMTP_URL set)', () => {
     const s = await t.shopper(store);
     const sent = smtp.messages.length;
     expect(
-      (await s.call('POST', '/v1/account/register', { email: english, password: 'correct horse battery', locale: 'en' }))
-        .statusCode,
+      (await s.call('POST', '/v1/account/register', { email: english, password: 'correct horse battery', locale: 'en' })).statusCode,
     ).toBe(202);
     const message = await delivered(sent + 1);
     expect(message.from?.text).toBe('"Test Shop" <no-reply@shop.example>');
@@ -56,8 +55,7 @@ describe('notifications through SMTP (SMTP_URL set)', () => {
     const arabic = uniqueEmail('arabic');
     const other = await t.shopper(store);
     expect(
-      (await other.call('POST', '/v1/account/one-time-codes', { email: arabic }, { 'accept-language': 'ar-SA, en;q=0.5' }))
-        .statusCode,
+      (await other.call('POST', '/v1/account/one-time-codes', { email: arabic }, { 'accept-language': 'ar-SA, en;q=0.5' })).statusCode,
     ).toBe(202);
     const arabicMessage = await delivered(sent + 2);
     expect(arabicMessage.subject).toMatch(ARABIC);
@@ -113,8 +111,7 @@ describe('notifications through SMTP (SMTP_URL set)', () => {
       const refused = await s.call('POST', '/v1/account/register', { email, password });
       expectProblem(refused, 503, 'SERVICE_UNAVAILABLE');
       expect(refused.headers['retry-after']).toBe('30');
-      for (let i = 0; i < 3; i++)
-        expectProblem(await s.call('POST', '/v1/account/one-time-codes', { email }), 503, 'SERVICE_UNAVAILABLE');
+      for (let i = 0; i < 3; i++) expectProblem(await s.call('POST', '/v1/account/one-time-codes', { email }), 503, 'SERVICE_UNAVAILABLE');
     } finally {
       smtp.refuseMessages(false);
     }

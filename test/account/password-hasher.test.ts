@@ -59,15 +59,11 @@ describe('rehash on sign-in', () => {
     const shopper = await signedUp(t, store);
     await t.db.query('update shoppers set password_hash = $1 where id = $2', [legacyHash(shopper.password), shopper.shopperId]);
     const s = await t.shopper(store);
-    expect(
-      (await s.call('POST', '/v1/account/sign-in', { email: shopper.email, password: shopper.password })).statusCode,
-    ).toBe(200);
+    expect((await s.call('POST', '/v1/account/sign-in', { email: shopper.email, password: shopper.password })).statusCode).toBe(200);
     const { rows } = await t.db.query('select password_hash from shoppers where id = $1', [shopper.shopperId]);
     expect(rows[0].password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     await s.call('POST', '/v1/account/sign-out');
-    expect(
-      (await s.call('POST', '/v1/account/sign-in', { email: shopper.email, password: shopper.password })).statusCode,
-    ).toBe(200);
+    expect((await s.call('POST', '/v1/account/sign-in', { email: shopper.email, password: shopper.password })).statusCode).toBe(200);
   });
 });
 

@@ -20,7 +20,8 @@ describe('shopper sign-in', () => {
 
   const verify = (shopper: StorefrontClient, email: string, code: string) =>
     shopper.call('POST', '/v1/account/one-time-codes/verify', { email, code });
-  const signIn = (shopper: StorefrontClient, email: string, password: string) => shopper.call('POST', '/v1/account/sign-in', { email, password });
+  const signIn = (shopper: StorefrontClient, email: string, password: string) =>
+    shopper.call('POST', '/v1/account/sign-in', { email, password });
   const requestCode = (shopper: StorefrontClient, email: string) => shopper.call('POST', '/v1/account/one-time-codes', { email });
   const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
@@ -215,11 +216,7 @@ describe('shopper sign-in', () => {
     expect(retryAfter).toBeGreaterThan(14 * 60);
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
     // Registration codes count toward the same limit.
-    expectProblem(
-      await s.call('POST', '/v1/account/register', { email, password: PASSWORD }),
-      429,
-      'ONE_TIME_CODE_RATE_LIMITED',
-    );
+    expectProblem(await s.call('POST', '/v1/account/register', { email, password: PASSWORD }), 429, 'ONE_TIME_CODE_RATE_LIMITED');
 
     const registered = await signedUp(t, store);
     for (let i = 0; i < 2; i++) expect((await requestCode(s, registered.email)).statusCode).toBe(202);
@@ -231,8 +228,7 @@ describe('shopper sign-in', () => {
   it('ten failed password sign-ins per address lock password sign-in for that address', async () => {
     const shopper = await signedUp(t, store);
     await shopper.call('POST', '/v1/account/sign-out');
-    for (let i = 0; i < 10; i++)
-      expectProblem(await signIn(shopper, shopper.email, `wrong password ${i}`), 401, 'INVALID_CREDENTIALS');
+    for (let i = 0; i < 10; i++) expectProblem(await signIn(shopper, shopper.email, `wrong password ${i}`), 401, 'INVALID_CREDENTIALS');
     const limited = await signIn(shopper, shopper.email, shopper.password);
     const body = expectProblem(limited, 429, 'SIGN_IN_RATE_LIMITED');
     expect(body.suggestion).toMatchObject({ code: 'SIGN_IN_WITH_CODE' });
@@ -295,11 +291,7 @@ describe('shopper sign-in', () => {
     expectProblem(await shopper.call('PATCH', '/v1/account/profile', { phone: '0501234567' }), 400, 'VALIDATION_FAILED');
     expectProblem(await shopper.call('PATCH', '/v1/account/profile', { locale: 'fr' }), 400, 'VALIDATION_FAILED');
     expectProblem(await shopper.call('PATCH', '/v1/account/profile', { firstName: null }), 400, 'VALIDATION_FAILED');
-    expectProblem(
-      await shopper.call('PATCH', '/v1/account/profile', { newPassword: 'new password 456' }),
-      400,
-      'VALIDATION_FAILED',
-    );
+    expectProblem(await shopper.call('PATCH', '/v1/account/profile', { newPassword: 'new password 456' }), 400, 'VALIDATION_FAILED');
     expectProblem(
       await shopper.call('PATCH', '/v1/account/profile', { currentPassword: 'wrong one', newPassword: 'new password 456' }),
       401,

@@ -155,7 +155,8 @@ describe('signing key rotation', () => {
       expect(rows).toHaveLength(1);
       return rows[0].kid as string;
     };
-    const activeKids = async () => (await a.db.rows('select kid from signing_keys where retired_at is null')).map((row) => row.kid as string);
+    const activeKids = async () =>
+      (await a.db.rows('select kid from signing_keys where retired_at is null')).map((row) => row.kid as string);
 
     it('leaves a young key alone', async () => {
       await ageActiveKey(2);

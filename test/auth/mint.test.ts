@@ -5,7 +5,8 @@ import { issueKey, mint, type TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';
 import { parse } from '../support/responses.js';
-import { decodeJwt, ISO_UTC, REFRESH_TOKEN, UUID } from './support.js';
+import { UUID } from '../support/formats.js';
+import { decodeJwt, ISO_UTC, REFRESH_TOKEN } from './support.js';
 
 const BEARER_FIELDS = [
   'accessToken',

@@ -29,7 +29,6 @@ export async function within(timeoutMs: number, probe: () => Promise<boolean>, e
 }
 
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const REFRESH_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
 
 /**

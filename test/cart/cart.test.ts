@@ -1,8 +1,5 @@
-import { EntityManager } from '@mikro-orm/postgresql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SessionShoppers } from '../../src/auth/session-shoppers.service.js';
-import { CartService } from '../../src/storefront/cart/cart.service.js';
-import { variants, type TestStore } from '../support/fixtures.js';
+import { signIn, variants, type TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';
 import { ok } from '../support/responses.js';
@@ -13,10 +10,7 @@ describe('cart (contract section 6)', () => {
   let b: TestStore;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([
-      t.store({ seedCatalogue: true, productCount: 120 }),
-      t.store({ seedCatalogue: true, productCount: 20 }),
-    ]);
+    [a, b] = await Promise.all([t.store({ seedCatalogue: true, productCount: 120 }), t.store({ seedCatalogue: true, productCount: 20 })]);
   });
 
   it('answers an empty cart without creating one', async () => {
@@ -182,7 +176,7 @@ describe('cart (contract section 6)', () => {
     const [kept, both, fresh] = await variants(t.db, a.storeId, 3, 20);
     ok(await earlier.add(kept.id, 1));
     ok(await earlier.add(both.id, 1));
-    await signIn(earlier.sessionId, shopperId);
+    await signIn(t.app, a, earlier.sessionId, shopperId);
     expect(ok(await earlier.cart()).items.map((item: any) => [item.variantId, item.quantity])).toEqual([
       [kept.id, 1],
       [both.id, 1],
@@ -191,7 +185,7 @@ describe('cart (contract section 6)', () => {
     const later = await t.shopper(a);
     ok(await later.add(both.id, 4));
     ok(await later.add(fresh.id, 2));
-    await signIn(later.sessionId, shopperId);
+    await signIn(t.app, a, later.sessionId, shopperId);
     const merged = ok(await later.cart());
     expect(Object.fromEntries(merged.items.map((item: any) => [item.variantId, item.quantity]))).toEqual({
       [kept.id]: 1,
@@ -200,14 +194,4 @@ describe('cart (contract section 6)', () => {
     });
     expect(ok(await earlier.cart()).id).toBe(merged.id);
   });
-
-  async function signIn(sessionId: string, shopperId: string) {
-    await t.app
-      .get(EntityManager)
-      .fork()
-      .transactional(async (em) => {
-        await t.app.get(CartService).mergeIntoShopper(em, a.storeId, sessionId, shopperId);
-        await t.app.get(SessionShoppers).attach(em, sessionId, shopperId);
-      });
-  }
 });

@@ -4,10 +4,9 @@ import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { ARABIC, expectProblem } from '../support/problem.js';
 import type { StorefrontClient } from '../support/storefront-client.js';
+import { ISO_UTC, UUID } from '../support/formats.js';
 
 const PRODUCTS = 60;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const LATIN = /^[\x20-\x7E\u2019]+$/;
 
 type Json = Record<string, any>;
@@ -257,7 +256,14 @@ describe('catalogue (contract section 6)', () => {
   describe('categories', () => {
     it('lists categories breadth-first with depth, parentId and childCount', async () => {
       const walked = await walk('/v1/catalogue/categories', 7);
-      const rows = await t.db.rows<{ id: string; parent_id: string | null; depth: number; child_count: number; slug: string; position: number }>(
+      const rows = await t.db.rows<{
+        id: string;
+        parent_id: string | null;
+        depth: number;
+        child_count: number;
+        slug: string;
+        position: number;
+      }>(
         `select c.id, c.parent_id, cardinality(c.path) - 1 as depth, c.slug, c.position,
                 (select count(*)::int from categories ch where ch.parent_id = c.id) as child_count
          from categories c where c.store_id = $1 order by cardinality(c.path), c.position, c.slug`,
@@ -296,7 +302,9 @@ describe('catalogue (contract section 6)', () => {
 
       const parent = roots.find((root) => root.childCount > 2)!;
       const children = await walk(`/v1/catalogue/categories?parent=${parent.slug}`, 2);
-      const childRows = await t.db.rows<{ id: string }>('select id from categories where parent_id = $1 order by position, slug', [parent.id]);
+      const childRows = await t.db.rows<{ id: string }>('select id from categories where parent_id = $1 order by position, slug', [
+        parent.id,
+      ]);
       expect(children).toHaveLength(parent.childCount);
       expect(ids(children)).toEqual(childRows.map((row) => row.id));
       for (const child of children) expect(child).toMatchObject({ depth: 1, parentId: parent.id });
@@ -417,9 +425,10 @@ describe('catalogue (contract section 6)', () => {
         'select id, slug from categories where store_id = $1 and parent_id is not null order by slug limit 1',
         [b.storeId],
       );
-      const [brandB] = await t.db.rows<{ id: string; slug: string }>('select id, slug from brands where store_id = $1 order by slug limit 1', [
-        b.storeId,
-      ]);
+      const [brandB] = await t.db.rows<{ id: string; slug: string }>(
+        'select id, slug from brands where store_id = $1 order by slug limit 1',
+        [b.storeId],
+      );
 
       for (const url of [
         `/v1/catalogue/products/${productB.id}`,
@@ -430,7 +439,10 @@ describe('catalogue (contract section 6)', () => {
         expect((await shopperB.call('GET', url)).statusCode).toBe(200);
       }
 
-      const [productA] = await t.db.rows<{ id: string }>('select id from products where store_id = $1 and slug = $2', [a.storeId, productB.slug]);
+      const [productA] = await t.db.rows<{ id: string }>('select id from products where store_id = $1 and slug = $2', [
+        a.storeId,
+        productB.slug,
+      ]);
       expect((await ok(`/v1/catalogue/products/${productB.slug}`)).id).toBe(productA.id);
       expect((await ok(`/v1/catalogue/products/${productB.slug}`, shopperB)).id).toBe(productB.id);
       const categoryA = await ok(`/v1/catalogue/categories/${categoryB.slug}`);

@@ -8,8 +8,8 @@ import { expectProblem } from '../support/problem.js';
 import { ok, parse } from '../support/responses.js';
 import { ADDRESS } from '../support/storefront-client.js';
 import { eventually } from '../support/waiting.js';
+import { ISO_UTC } from '../support/formats.js';
 
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const COD = { paymentMethod: 'cash_on_delivery', email: 'guest@example.com' };
 
 describe('tax rounding (half up on minor units)', () => {
@@ -305,7 +305,8 @@ describe('checkout (contract section 6)', () => {
 
       // The confirmation goes out after commit (outbox without SMTP).
       const outbox = await eventually(
-        () => t.db.rows(`select template from notification_outbox where store_id = $1 and recipient = 'guest@example.com'`, [store.storeId]),
+        () =>
+          t.db.rows(`select template from notification_outbox where store_id = $1 and recipient = 'guest@example.com'`, [store.storeId]),
         (rows) => rows.some((row) => row.template === 'order_confirmation'),
       );
       expect(outbox.map((row) => row.template)).toContain('order_confirmation');

@@ -58,7 +58,6 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
     await seed(c, 8);
   }, 120_000);
 
-
   it('is deterministic: the same seed gives the same data, another seed other data', async () => {
     const [fa, fb, fc] = [await fingerprint(a), await fingerprint(b), await fingerprint(c)];
     expect(fa.orders).toBeTruthy();

@@ -8,8 +8,7 @@ import { variants, type TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { ok } from '../support/responses.js';
 import type { StorefrontClient } from '../support/storefront-client.js';
-
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { ISO_UTC } from '../support/formats.js';
 
 interface Placed {
   shopper: StorefrontClient;
@@ -97,10 +96,7 @@ describe('order lifecycle after placement', () => {
   }
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([
-      t.store({ seedCatalogue: true, productCount: 80 }),
-      t.store({ seedCatalogue: true, productCount: 20 }),
-    ]);
+    [a, b] = await Promise.all([t.store({ seedCatalogue: true, productCount: 80 }), t.store({ seedCatalogue: true, productCount: 20 })]);
     lifecycle = t.app.get(OrderLifecycle);
     provider = t.app.get<PaymentProvider>(PAYMENT_PROVIDER);
   });

@@ -1,9 +1,6 @@
-import { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SessionShoppers } from '../../src/auth/session-shoppers.service.js';
-import { CartService } from '../../src/storefront/cart/cart.service.js';
-import { variants, type TestStore } from '../support/fixtures.js';
+import { signIn, variants, type TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';
 import { ok } from '../support/responses.js';
@@ -22,16 +19,6 @@ describe('orders (contract section 6)', () => {
     ok(await shopper.add(variant.id, 1));
     ok(await shopper.deliver());
     return ok(await shopper.place(body), 201);
-  }
-
-  async function signIn(store: TestStore, sessionId: string, shopperId: string) {
-    await t.app
-      .get(EntityManager)
-      .fork()
-      .transactional(async (em) => {
-        await t.app.get(CartService).mergeIntoShopper(em, store.storeId, sessionId, shopperId);
-        await t.app.get(SessionShoppers).attach(em, sessionId, shopperId);
-      });
   }
 
   beforeAll(async () => {
@@ -137,11 +124,11 @@ describe('orders (contract section 6)', () => {
 
     // An order placed earlier by the shopper on another device.
     const device = await t.shopper(a);
-    await signIn(a, device.sessionId, shopperId);
+    await signIn(t.app, a, device.sessionId, shopperId);
     const shopperOrder = await order(device, a, { paymentMethod: 'cash_on_delivery' });
     expect(shopperOrder).toMatchObject({ email: 'Layla@Example.com', locale: 'en' });
 
-    await signIn(a, guest.sessionId, shopperId);
+    await signIn(t.app, a, guest.sessionId, shopperId);
     const seen = ok(await guest.call('GET', '/v1/orders'));
     expect(seen.items.map((item: any) => item.id).sort()).toEqual([guestOrder.id, shopperOrder.id].sort());
     expect(ok(await guest.call('GET', `/v1/orders/${guestOrder.id}`)).id).toBe(guestOrder.id);

@@ -137,7 +137,8 @@ describe('storefront search', () => {
           ])
         )[0]?.count ?? 0;
       const termsRow = async (productId: string) =>
-        (await t.db.rows<{ version: string }>(`select xmin::text as version from product_terms where product_id = $1`, [productId]))[0]?.version;
+        (await t.db.rows<{ version: string }>(`select xmin::text as version from product_terms where product_id = $1`, [productId]))[0]
+          ?.version;
       const [one, two] = await t.db.rows<{ id: string }>(
         `select id from products where store_id = $1 and status = 'active' order by slug desc limit 2`,
         [a.storeId],
@@ -401,12 +402,16 @@ describe('storefront search', () => {
 
   describe('tenancy and access', () => {
     it('never returns another store’s products', async () => {
-      const [product] = await t.db.rows<{ id: string }>(`select id from products where store_id = $1 order by slug desc limit 1`, [b.storeId]);
+      const [product] = await t.db.rows<{ id: string }>(`select id from products where store_id = $1 order by slug desc limit 1`, [
+        b.storeId,
+      ]);
       await t.db.query(`update products set name_en = 'Xylophone Unique' where id = $1`, [product.id]);
       expect((await search('xylophone', '', shopperA)).total).toBe(0);
       expect(ids(await search('xylophone', '', shopperB))).toEqual([product.id]);
       const page = await search('electronics', '&limit=100', shopperA);
-      const storeA = new Set((await t.db.rows<{ id: string }>(`select id from products where store_id = $1`, [a.storeId])).map((row) => row.id));
+      const storeA = new Set(
+        (await t.db.rows<{ id: string }>(`select id from products where store_id = $1`, [a.storeId])).map((row) => row.id),
+      );
       expect(page.items.every((item: Json) => storeA.has(item.id))).toBe(true);
     });
 

@@ -1,6 +1,9 @@
+import { EntityManager } from '@mikro-orm/postgresql';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { LightMyRequestResponse } from 'fastify';
+import { SessionShoppers } from '../../src/auth/session-shoppers.service.js';
 import { DemoStoreService } from '../../src/demo/demo-store.service.js';
+import { CartService } from '../../src/storefront/cart/cart.service.js';
 import { ApiKeyService } from '../../src/stores/api-key.service.js';
 import { StoreService } from '../../src/stores/store.service.js';
 import type { TestDatabase } from './database.js';
@@ -84,4 +87,15 @@ export async function variants(db: TestDatabase, storeId: string, count: number,
   );
   if (chosen.length !== count) throw new Error(`only ${chosen.length} variants available`);
   return chosen;
+}
+
+/** Signs the session in as the shopper, as the account endpoints do: the session's cart merges into the shopper's. */
+export async function signIn(app: NestFastifyApplication, store: TestStore, sessionId: string, shopperId: string): Promise<void> {
+  await app
+    .get(EntityManager)
+    .fork()
+    .transactional(async (em) => {
+      await app.get(CartService).mergeIntoShopper(em, store.storeId, sessionId, shopperId);
+      await app.get(SessionShoppers).attach(em, sessionId, shopperId);
+    });
 }
