@@ -48,10 +48,7 @@ export function useTestApps(count: number, env: Env = {}, options: HarnessOption
       if (options.ownDatabase) isolated = await createIsolatedDatabase();
       const given = typeof env === 'function' ? env() : env;
       const appEnv = isolated ? { ...given, DATABASE_URL: isolated.url } : given;
-      const starts = await Promise.allSettled(Array.from({ length: count }, () => start(appEnv, options)));
-      for (const result of starts) if (result.status === 'fulfilled') started.push(result.value);
-      const failed = starts.find((result) => result.status === 'rejected');
-      if (failed) throw failed.reason;
+      started.push(...(await startAll(count, appEnv, options)));
       database = new TestDatabase(started[0].databaseUrl);
     },
     // A database of its own is migrated from scratch.
@@ -85,17 +82,26 @@ function ready<T>(value: T | undefined): T {
   return value;
 }
 
-async function start(env: Record<string, string>, options: HarnessOptions): Promise<TestApp> {
+/** Starts `count` instances side by side; every one is returned, or none is left running. */
+async function startAll(count: number, env: Record<string, string>, options: HarnessOptions): Promise<TestApp[]> {
   const extra = options.controllers;
-  if (!extra) return startTestApp(env, options.logTo);
   const forRoot = AppModule.forRoot.bind(AppModule);
-  const spy = vi.spyOn(AppModule, 'forRoot').mockImplementation((...args: Parameters<typeof AppModule.forRoot>) => {
-    const module = forRoot(...args);
-    return { ...module, controllers: [...(module.controllers ?? []), ...extra] };
-  });
+  const spy = extra
+    ? vi.spyOn(AppModule, 'forRoot').mockImplementation((...args: Parameters<typeof AppModule.forRoot>) => {
+        const module = forRoot(...args);
+        return { ...module, controllers: [...(module.controllers ?? []), ...extra] };
+      })
+    : undefined;
   try {
-    return await startTestApp(env, options.logTo);
+    const starts = await Promise.allSettled(Array.from({ length: count }, () => startTestApp(env, options.logTo)));
+    const started = starts.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failed = starts.find((result) => result.status === 'rejected');
+    if (failed) {
+      await Promise.all(started.map((instance) => instance.close()));
+      throw failed.reason;
+    }
+    return started;
   } finally {
-    spy.mockRestore();
+    spy?.mockRestore();
   }
 }
