@@ -1,15 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../src/common/scopes.js';
 import { buildOnce } from './support/build.js';
 import { type CliRun, runCli } from './support/cli.js';
 import { mint } from './support/fixtures.js';
 import { expectProblem } from './support/problem.js';
-import { startTestApp, type TestApp } from './support/test-app.js';
+import { useTestApp } from './support/harness.js';
+import { UUID } from './support/formats.js';
 
 const KEY = /^sk_live_[A-Za-z0-9]{40}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -33,28 +32,14 @@ function expectFailure(run: CliRun, exitCode: number, code: string): void {
 }
 
 describe('command line (contract section 3)', () => {
-  let db: pg.Client;
-  let t: TestApp;
+  const t = useTestApp();
   let store: { id: string; name: string; plan: string };
   let firstKey: { id: string; key: string };
   let issued: { id: string; key: string };
 
   beforeAll(async () => {
-    await Promise.all([
-      buildOnce(),
-      (async () => {
-        db = new pg.Client({ connectionString: inject('databaseUrl') });
-        await db.connect();
-      })(),
-      (async () => {
-        t = await startTestApp();
-      })(),
-    ]);
+    await buildOnce();
   }, 120_000);
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
-  });
 
   it('store create prints exactly the store and its first key', async () => {
     const out = expectSuccess(await cli('store', 'create', '--name', 'CLI Store', '--plan', 'growth'));
@@ -71,12 +56,12 @@ describe('command line (contract section 3)', () => {
     store = out.store;
     firstKey = out.apiKey;
 
-    const { rows } = await db.query('select name, plan from stores where id = $1', [store.id]);
+    const { rows } = await t.db.query('select name, plan from stores where id = $1', [store.id]);
     expect(rows).toEqual([{ name: 'CLI Store', plan: 'growth' }]);
   });
 
   it('keeps only a 64-hex hash of the key in the database', async () => {
-    const { rows } = await db.query('select key_hash, display_prefix, row_to_json(k)::text as whole from api_keys k where id = $1', [
+    const { rows } = await t.db.query('select key_hash, display_prefix, row_to_json(k)::text as whole from api_keys k where id = $1', [
       firstKey.id,
     ]);
     expect(rows).toHaveLength(1);
@@ -104,7 +89,7 @@ describe('command line (contract section 3)', () => {
     });
     expect(out.apiKey.key).not.toBe(firstKey.key);
     issued = out.apiKey;
-    const { rows } = await db.query('select key_hash, scopes, rate_limit_per_minute, store_id from api_keys where id = $1', [issued.id]);
+    const { rows } = await t.db.query('select key_hash, scopes, rate_limit_per_minute, store_id from api_keys where id = $1', [issued.id]);
     expect(rows).toEqual([
       { key_hash: sha256(issued.key), scopes: ['catalogue:read', 'cart:read'], rate_limit_per_minute: 50, store_id: store.id },
     ]);
@@ -142,7 +127,7 @@ describe('command line (contract section 3)', () => {
     const out = expectSuccess(await cli('key', 'revoke', '--key', issued.id));
     expect(out).toEqual({ apiKey: { id: issued.id, revokedAt: expect.stringMatching(ISO) } });
     expect(Object.keys(out.apiKey)).toEqual(['id', 'revokedAt']);
-    const { rows } = await db.query('select revoked_at from api_keys where id = $1', [issued.id]);
+    const { rows } = await t.db.query('select revoked_at from api_keys where id = $1', [issued.id]);
     expect((rows[0].revoked_at as Date).toISOString()).toBe(out.apiKey.revokedAt);
 
     expectProblem(await mint(t.app, issued.key), 401, 'INVALID_API_KEY');
@@ -154,7 +139,7 @@ describe('command line (contract section 3)', () => {
     const [issue, revoke] = await Promise.all([cli('key', 'issue', '--store', missing), cli('key', 'revoke', '--key', missing)]);
     expectFailure(issue, 1, 'STORE_NOT_FOUND');
     expectFailure(revoke, 1, 'KEY_NOT_FOUND');
-    const keys = await db.query('select count(*)::int as count from api_keys where store_id = $1', [missing]);
+    const keys = await t.db.query('select count(*)::int as count from api_keys where store_id = $1', [missing]);
     expect(keys.rows[0].count).toBe(0);
   });
 
@@ -185,16 +170,16 @@ describe('command line (contract section 3)', () => {
       expectFailure(run, 2, 'USAGE');
       expect(run.json.error.message, cases[index].join(' ')).toMatch(/usage:/);
     });
-    const stores = await db.query(`select count(*)::int as count from stores where name = 'X'`);
+    const stores = await t.db.query(`select count(*)::int as count from stores where name = 'X'`);
     expect(stores.rows[0].count).toBe(0);
-    const keys = await db.query('select count(*)::int as count from api_keys where store_id = $1', [store.id]);
+    const keys = await t.db.query('select count(*)::int as count from api_keys where store_id = $1', [store.id]);
     expect(keys.rows[0].count).toBe(2);
   });
 
   it('demo seed fills an empty store, and refuses a second time with CATALOGUE_NOT_EMPTY', async () => {
     const counts = async () =>
       (
-        await db.query(
+        await t.db.query(
           `select (select count(*)::int from products where store_id = $1) as products,
                   (select count(*)::int from product_variants where store_id = $1) as variants,
                   (select count(*)::int from categories where store_id = $1) as categories,
@@ -207,7 +192,7 @@ describe('command line (contract section 3)', () => {
     const after = await counts();
     expect(out.seeded).toMatchObject(after);
     expect(after.variants).toBeGreaterThanOrEqual(30);
-    const { rows } = await db.query(`select count(*)::int as count from products where store_id = $1 and name_ar ~ '[\u0600-\u06FF]'`, [
+    const { rows } = await t.db.query(`select count(*)::int as count from products where store_id = $1 and name_ar ~ '[\u0600-\u06FF]'`, [
       store.id,
     ]);
     expect(rows[0].count).toBe(30);

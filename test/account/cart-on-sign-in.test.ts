@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, type TestStore } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestStore } from '../support/fixtures.js';
 import { expectProblem } from '../support/problem.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, closeDb, db, latestCode, session, signedUp, uniqueEmail, type TestSession } from './helpers.js';
+import { useTestApp } from '../support/harness.js';
+import type { StorefrontClient } from '../support/storefront-client.js';
+import { latestCode, signedUp, uniqueEmail } from './helpers.js';
 
 interface Line {
   variant_id: string;
@@ -10,32 +11,26 @@ interface Line {
 }
 
 describe('the anonymous cart survives sign-in', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let store: TestStore;
   let variants: string[];
 
   beforeAll(async () => {
-    t = await startTestApp();
-    store = await createStore(t.app, { seedCatalogue: true, productCount: 5 });
-    const { rows } = await (
-      await db()
-    ).query<{ id: string }>('select id from product_variants where store_id = $1 order by sku limit 3', [store.storeId]);
+    store = await t.store({ seedCatalogue: true, productCount: 5 });
+    const { rows } = await t.db.query<{ id: string }>('select id from product_variants where store_id = $1 order by sku limit 3', [
+      store.storeId,
+    ]);
     variants = rows.map((row) => row.id);
-  });
-  afterAll(async () => {
-    await closeDb();
-    await t.close();
   });
 
   /** An anonymous cart for the session, as the cart endpoints would leave it. */
-  async function anonymousCart(s: TestSession, lines: Line[]): Promise<string> {
-    const client = await db();
-    const { rows } = await client.query<{ id: string }>(
+  async function anonymousCart(s: StorefrontClient, lines: Line[]): Promise<string> {
+    const { rows } = await t.db.query<{ id: string }>(
       `insert into carts (store_id, session_id, currency) values ($1, $2, 'SAR') returning id`,
       [store.storeId, s.sessionId],
     );
     for (const line of lines) {
-      await client.query('insert into cart_items (store_id, cart_id, variant_id, quantity) values ($1, $2, $3, $4)', [
+      await t.db.query('insert into cart_items (store_id, cart_id, variant_id, quantity) values ($1, $2, $3, $4)', [
         store.storeId,
         rows[0].id,
         line.variant_id,
@@ -46,9 +41,7 @@ describe('the anonymous cart survives sign-in', () => {
   }
 
   async function shopperLines(shopperId: string): Promise<Line[]> {
-    const { rows } = await (
-      await db()
-    ).query<Line>(
+    const { rows } = await t.db.query<Line>(
       `select i.variant_id, i.quantity from carts c join cart_items i on i.cart_id = c.id
        where c.shopper_id = $1 and c.status = 'active' order by i.variant_id`,
       [shopperId],
@@ -59,48 +52,47 @@ describe('the anonymous cart survives sign-in', () => {
   const sorted = (lines: Line[]) => [...lines].sort((a, b) => a.variant_id.localeCompare(b.variant_id));
 
   it('registering (code verified) takes the anonymous cart along', async () => {
-    const s = await session(t.app, store.key);
+    const s = await t.shopper(store);
     const lines = [
       { variant_id: variants[0], quantity: 2 },
       { variant_id: variants[1], quantity: 1 },
     ];
     const cartId = await anonymousCart(s, lines);
     const email = uniqueEmail();
-    expect((await call(t.app, 'POST', '/v1/account/register', s.token, { email, password: 'correct horse battery' })).statusCode).toBe(202);
-    const verified = await call(t.app, 'POST', '/v1/account/one-time-codes/verify', s.token, {
+    expect((await s.call('POST', '/v1/account/register', { email, password: 'correct horse battery' })).statusCode).toBe(202);
+    const verified = await s.call('POST', '/v1/account/one-time-codes/verify', {
       email,
-      code: await latestCode(store.storeId, email),
+      code: await latestCode(t.db, store.storeId, email),
     });
     expect(verified.statusCode).toBe(200);
     const shopperId = verified.json().id;
     expect(await shopperLines(shopperId)).toEqual(sorted(lines));
-    const { rows } = await (await db()).query('select shopper_id, session_id, status from carts where id = $1', [cartId]);
+    const { rows } = await t.db.query('select shopper_id, session_id, status from carts where id = $1', [cartId]);
     expect(rows[0]).toEqual({ shopper_id: shopperId, session_id: s.sessionId, status: 'active' });
   });
 
   it('password sign-in merges into the shopper’s existing cart: the anonymous quantity wins for a shared variant', async () => {
-    const shopper = await signedUp(t.app, store.key, store.storeId);
-    const client = await db();
-    const { rows } = await client.query<{ id: string }>(
+    const shopper = await signedUp(t, store);
+    const { rows } = await t.db.query<{ id: string }>(
       `insert into carts (store_id, session_id, shopper_id, currency) values ($1, $2, $3, 'SAR') returning id`,
       [store.storeId, shopper.sessionId, shopper.shopperId],
     );
-    await client.query('insert into cart_items (store_id, cart_id, variant_id, quantity) values ($1, $2, $3, 5), ($1, $2, $4, 1)', [
+    await t.db.query('insert into cart_items (store_id, cart_id, variant_id, quantity) values ($1, $2, $3, 5), ($1, $2, $4, 1)', [
       store.storeId,
       rows[0].id,
       variants[0],
       variants[1],
     ]);
-    expect((await call(t.app, 'POST', '/v1/account/sign-out', shopper.token)).statusCode).toBe(204);
+    expect((await shopper.call('POST', '/v1/account/sign-out')).statusCode).toBe(204);
     // Signed out: the shopper's cart stays the shopper's.
     expect(await shopperLines(shopper.shopperId)).toHaveLength(2);
 
-    const elsewhere = await session(t.app, store.key);
+    const elsewhere = await t.shopper(store);
     const anonymousId = await anonymousCart(elsewhere, [
       { variant_id: variants[0], quantity: 2 },
       { variant_id: variants[2], quantity: 3 },
     ]);
-    const signedIn = await call(t.app, 'POST', '/v1/account/sign-in', elsewhere.token, {
+    const signedIn = await elsewhere.call('POST', '/v1/account/sign-in', {
       email: shopper.email,
       password: shopper.password,
     });
@@ -112,20 +104,20 @@ describe('the anonymous cart survives sign-in', () => {
         { variant_id: variants[2], quantity: 3 },
       ]),
     );
-    const merged = await client.query('select status from carts where id = $1', [anonymousId]);
+    const merged = await t.db.query('select status from carts where id = $1', [anonymousId]);
     expect(merged.rows[0].status).toBe('merged');
   });
 
   it('a refused sign-in leaves the anonymous cart alone', async () => {
-    const first = await signedUp(t.app, store.key, store.storeId);
-    const s = await session(t.app, store.key);
+    const first = await signedUp(t, store);
+    const s = await t.shopper(store);
     const cartId = await anonymousCart(s, [{ variant_id: variants[0], quantity: 1 }]);
     expectProblem(
-      await call(t.app, 'POST', '/v1/account/sign-in', s.token, { email: first.email, password: 'wrong password' }),
+      await s.call('POST', '/v1/account/sign-in', { email: first.email, password: 'wrong password' }),
       401,
       'INVALID_CREDENTIALS',
     );
-    const { rows } = await (await db()).query('select shopper_id, status from carts where id = $1', [cartId]);
+    const { rows } = await t.db.query('select shopper_id, status from carts where id = $1', [cartId]);
     expect(rows[0]).toEqual({ shopper_id: null, status: 'active' });
   });
 });

@@ -1,32 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotificationsService } from '../../src/notifications/notifications.service.js';
 import { formatMoney } from '../../src/notifications/templates.js';
-import { createStore, type TestStore } from '../support/fixtures.js';
+import { type TestStore } from '../support/fixtures.js';
 import { ARABIC, expectProblem } from '../support/problem.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, closeDb, db, latestMessage, session, uniqueEmail } from './helpers.js';
+import { useTestApp } from '../support/harness.js';
+import { latestMessage, uniqueEmail } from './helpers.js';
 
 const CODE = /\b(\d{6})\b/;
 
 describe('notifications through SMTP (SMTP_URL set)', () => {
   let smtp: TestSmtpServer;
-  let t: TestApp;
   let store: TestStore;
   const lines: string[] = [];
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await startTestApp(
-      { SMTP_URL: smtp.url, MAIL_FROM: 'Test Shop <no-reply@shop.example>', LOG_LEVEL: 'trace' },
-      { write: (line) => void lines.push(line) },
-    );
-    store = await createStore(t.app, { name: 'Oud & Amber' });
   });
-  afterAll(async () => {
-    await closeDb();
-    await t.close();
-    await smtp.close();
+  afterAll(() => smtp.close());
+  const t = useTestApp(() => ({ SMTP_URL: smtp.url, MAIL_FROM: 'Test Shop <no-reply@shop.example>', LOG_LEVEL: 'trace' }), {
+    logTo: { write: (line) => void lines.push(line) },
+  });
+  beforeAll(async () => {
+    store = await t.store({ name: 'Oud & Amber' });
   });
 
   async function delivered(count: number) {
@@ -37,11 +33,10 @@ describe('notifications through SMTP (SMTP_URL set)', () => {
 
   it('sends the code by email in the chosen language, and the code signs in', async () => {
     const english = uniqueEmail('english');
-    const s = await session(t.app, store.key);
+    const s = await t.shopper(store);
     const sent = smtp.messages.length;
     expect(
-      (await call(t.app, 'POST', '/v1/account/register', s.token, { email: english, password: 'correct horse battery', locale: 'en' }))
-        .statusCode,
+      (await s.call('POST', '/v1/account/register', { email: english, password: 'correct horse battery', locale: 'en' })).statusCode,
     ).toBe(202);
     const message = await delivered(sent + 1);
     expect(message.from?.text).toBe('"Test Shop" <no-reply@shop.example>');
@@ -53,15 +48,14 @@ describe('notifications through SMTP (SMTP_URL set)', () => {
     expect(message.html).toContain('dir="ltr"');
     const code = CODE.exec(message.text ?? '')?.[1];
     expect(code).toBeDefined();
-    const verified = await call(t.app, 'POST', '/v1/account/one-time-codes/verify', s.token, { email: english, code: code! });
+    const verified = await s.call('POST', '/v1/account/one-time-codes/verify', { email: english, code: code! });
     expect(verified.statusCode).toBe(200);
 
     // Arabic: chosen by Accept-Language here, for an address without an account.
     const arabic = uniqueEmail('arabic');
-    const other = await session(t.app, store.key);
+    const other = await t.shopper(store);
     expect(
-      (await call(t.app, 'POST', '/v1/account/one-time-codes', other.token, { email: arabic }, { 'accept-language': 'ar-SA, en;q=0.5' }))
-        .statusCode,
+      (await other.call('POST', '/v1/account/one-time-codes', { email: arabic }, { 'accept-language': 'ar-SA, en;q=0.5' })).statusCode,
     ).toBe(202);
     const arabicMessage = await delivered(sent + 2);
     expect(arabicMessage.subject).toMatch(ARABIC);
@@ -72,13 +66,13 @@ describe('notifications through SMTP (SMTP_URL set)', () => {
     expect(CODE.test(arabicMessage.text ?? '')).toBe(true);
 
     // The registered English shopper asking again gets English without saying so: the shopper's language.
-    await call(t.app, 'POST', '/v1/account/sign-out', s.token);
-    await call(t.app, 'POST', '/v1/account/one-time-codes', s.token, { email: english });
+    await s.call('POST', '/v1/account/sign-out');
+    await s.call('POST', '/v1/account/one-time-codes', { email: english });
     const again = await delivered(sent + 3);
     expect(again.subject).toContain('Your Oud & Amber sign-in code');
 
     // Nothing went to the outbox.
-    const { rows } = await (await db()).query('select count(*)::int as n from notification_outbox where store_id = $1', [store.storeId]);
+    const { rows } = await t.db.query('select count(*)::int as n from notification_outbox where store_id = $1', [store.storeId]);
     expect(rows[0].n).toBe(0);
   });
 
@@ -111,21 +105,20 @@ describe('notifications through SMTP (SMTP_URL set)', () => {
   it('a failed delivery answers 503, frees the request quota, and logs no code, password or hash', async () => {
     const email = uniqueEmail('refused');
     const password = 'a password that must stay secret';
-    const s = await session(t.app, store.key);
+    const s = await t.shopper(store);
     smtp.refuseMessages(true);
     try {
-      const refused = await call(t.app, 'POST', '/v1/account/register', s.token, { email, password });
+      const refused = await s.call('POST', '/v1/account/register', { email, password });
       expectProblem(refused, 503, 'SERVICE_UNAVAILABLE');
       expect(refused.headers['retry-after']).toBe('30');
-      for (let i = 0; i < 3; i++)
-        expectProblem(await call(t.app, 'POST', '/v1/account/one-time-codes', s.token, { email }), 503, 'SERVICE_UNAVAILABLE');
+      for (let i = 0; i < 3; i++) expectProblem(await s.call('POST', '/v1/account/one-time-codes', { email }), 503, 'SERVICE_UNAVAILABLE');
     } finally {
       smtp.refuseMessages(false);
     }
     // The undelivered codes were withdrawn: they do not count toward the three per 15 minutes.
-    const { rows } = await (await db()).query('select count(*)::int as n from one_time_codes where email_normalized = $1', [email]);
+    const { rows } = await t.db.query('select count(*)::int as n from one_time_codes where email_normalized = $1', [email]);
     expect(rows[0].n).toBe(0);
-    expect((await call(t.app, 'POST', '/v1/account/one-time-codes', s.token, { email })).statusCode).toBe(202);
+    expect((await s.call('POST', '/v1/account/one-time-codes', { email })).statusCode).toBe(202);
 
     const everything = lines.join('\n');
     expect(everything).toContain('SMTP delivery of a');
@@ -140,23 +133,18 @@ describe('notifications through SMTP (SMTP_URL set)', () => {
 });
 
 describe('notifications without SMTP_URL', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let store: TestStore;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    store = await createStore(t.app);
-  });
-  afterAll(async () => {
-    await closeDb();
-    await t.close();
+    store = await t.store();
   });
 
   it('go to the outbox table, where the operator can read them', async () => {
     const email = uniqueEmail('outbox');
-    const s = await session(t.app, store.key);
-    expect((await call(t.app, 'POST', '/v1/account/one-time-codes', s.token, { email, locale: 'en' })).statusCode).toBe(202);
-    const message = await latestMessage(store.storeId, email);
+    const s = await t.shopper(store);
+    expect((await s.call('POST', '/v1/account/one-time-codes', { email, locale: 'en' })).statusCode).toBe(202);
+    const message = await latestMessage(t.db, store.storeId, email);
     expect(message).toMatchObject({ template: 'sign_in_code', locale: 'en', recipient: email });
     expect(message.subject).toMatch(/sign-in code: \d{6}$/);
     expect(message.body_text).toMatch(CODE);

@@ -1,33 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildOnce } from '../support/build.js';
 import { runCli } from '../support/cli.js';
-import { createStore, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, closeDb, latestCode, session, uniqueEmail } from './helpers.js';
+import { type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
+import { latestCode, uniqueEmail } from './helpers.js';
 
 const cli = (...args: string[]) => runCli(args);
 
 describe('outbox list (command line)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let store: TestStore;
 
   beforeAll(async () => {
-    const [, app] = await Promise.all([buildOnce(), startTestApp()]);
-    t = app;
-    store = await createStore(t.app);
+    await buildOnce();
+    store = await t.store();
   }, 120_000);
-  afterAll(async () => {
-    await closeDb();
-    await t.close();
-  });
 
   it('prints the store’s messages as JSON, newest first, filtered by recipient and limited', async () => {
     const first = uniqueEmail('First');
     const second = uniqueEmail('second');
-    const s = await session(t.app, store.key);
-    await call(t.app, 'POST', '/v1/account/one-time-codes', s.token, { email: first, locale: 'en' });
-    await call(t.app, 'POST', '/v1/account/one-time-codes', s.token, { email: second, locale: 'ar' });
-    await call(t.app, 'POST', '/v1/account/register', s.token, { email: second, password: 'correct horse battery', locale: 'ar' });
+    const s = await t.shopper(store);
+    await s.call('POST', '/v1/account/one-time-codes', { email: first, locale: 'en' });
+    await s.call('POST', '/v1/account/one-time-codes', { email: second, locale: 'ar' });
+    await s.call('POST', '/v1/account/register', { email: second, password: 'correct horse battery', locale: 'ar' });
 
     const all = await cli('outbox', 'list', '--store', store.storeId);
     expect(all.code, all.stdout).toBe(0);
@@ -43,7 +38,7 @@ describe('outbox list (command line)', () => {
     expect(filtered.code).toBe(0);
     expect(filtered.json.messages).toHaveLength(1);
     expect(filtered.json.messages[0]).toMatchObject({ recipient: first, locale: 'en', createdAt: expect.stringMatching(/Z$/) });
-    expect(filtered.json.messages[0].bodyText).toContain(await latestCode(store.storeId, first));
+    expect(filtered.json.messages[0].bodyText).toContain(await latestCode(t.db, store.storeId, first));
 
     const limited = await cli('outbox', 'list', '--store', store.storeId, '--limit', '1');
     expect(limited.json.messages).toHaveLength(1);

@@ -1,10 +1,10 @@
 import { argon2Sync, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../../src/account/password-hasher.js';
 import { ConfigError, loadConfig } from '../../src/infra/config/app-config.js';
-import { createStore, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, closeDb, db, session, signedUp } from './helpers.js';
+import { type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
+import { signedUp } from './helpers.js';
 
 const b64 = (bytes: Buffer) => bytes.toString('base64').replace(/=+$/, '');
 
@@ -49,31 +49,21 @@ describe('PasswordHasher', () => {
 });
 
 describe('rehash on sign-in', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let store: TestStore;
   beforeAll(async () => {
-    t = await startTestApp();
-    store = await createStore(t.app);
-  });
-  afterAll(async () => {
-    await closeDb();
-    await t.close();
+    store = await t.store();
   });
 
   it('replaces a hash made with old parameters when the shopper signs in', async () => {
-    const shopper = await signedUp(t.app, store.key, store.storeId);
-    const client = await db();
-    await client.query('update shoppers set password_hash = $1 where id = $2', [legacyHash(shopper.password), shopper.shopperId]);
-    const s = await session(t.app, store.key);
-    expect(
-      (await call(t.app, 'POST', '/v1/account/sign-in', s.token, { email: shopper.email, password: shopper.password })).statusCode,
-    ).toBe(200);
-    const { rows } = await client.query('select password_hash from shoppers where id = $1', [shopper.shopperId]);
+    const shopper = await signedUp(t, store);
+    await t.db.query('update shoppers set password_hash = $1 where id = $2', [legacyHash(shopper.password), shopper.shopperId]);
+    const s = await t.shopper(store);
+    expect((await s.call('POST', '/v1/account/sign-in', { email: shopper.email, password: shopper.password })).statusCode).toBe(200);
+    const { rows } = await t.db.query('select password_hash from shoppers where id = $1', [shopper.shopperId]);
     expect(rows[0].password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-    await call(t.app, 'POST', '/v1/account/sign-out', s.token);
-    expect(
-      (await call(t.app, 'POST', '/v1/account/sign-in', s.token, { email: shopper.email, password: shopper.password })).statusCode,
-    ).toBe(200);
+    await s.call('POST', '/v1/account/sign-out');
+    expect((await s.call('POST', '/v1/account/sign-in', { email: shopper.email, password: shopper.password })).statusCode).toBe(200);
   });
 });
 

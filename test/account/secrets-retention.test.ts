@@ -1,27 +1,18 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SecretsRetentionScheduler } from '../../src/account/secrets-retention.scheduler.js';
-import { createStore, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
 
 describe('retention of one-time codes, failed sign-ins and outbox messages', () => {
-  let t: TestApp;
-  let db: pg.Client;
+  const t = useTestApp();
   let store: TestStore;
   beforeAll(async () => {
-    t = await startTestApp();
-    db = new pg.Client({ connectionString: t.databaseUrl });
-    await db.connect();
-    store = await createStore(t.app);
-  });
-  afterAll(async () => {
-    await db.end();
-    await t.close();
+    store = await t.store();
   });
 
   it('deletes what is past its use and keeps what may still be needed', async () => {
     const code = (email: string, age: string, consumed: boolean) =>
-      db.query(
+      t.db.query(
         `insert into one_time_codes (store_id, email_normalized, code_hash, purpose, created_at, expires_at, consumed_at)
          values ($1, $2, 'x', 'sign_in', now() - $3::interval, now() - $3::interval + interval '10 minutes',
                  case when $4 then now() - $3::interval else null end)`,
@@ -32,13 +23,13 @@ describe('retention of one-time codes, failed sign-ins and outbox messages', () 
     await code('recent@example.com', '1 hour', true);
     await code('live@example.com', '1 minute', false);
     for (const age of ['2 hours', '5 minutes']) {
-      await db.query(
+      await t.db.query(
         `insert into sign_in_failures (store_id, email_normalized, created_at) values ($1, 'a@example.com', now() - $2::interval)`,
         [store.storeId, age],
       );
     }
     for (const age of ['8 days', '1 day']) {
-      await db.query(
+      await t.db.query(
         `insert into notification_outbox (store_id, recipient, template, locale, subject, body_text, created_at)
          values ($1, 'a@example.com', 'sign_in_code', 'en', 's', 'b', now() - $2::interval)`,
         [store.storeId, age],
@@ -47,7 +38,7 @@ describe('retention of one-time codes, failed sign-ins and outbox messages', () 
 
     const purged = await t.app.get(SecretsRetentionScheduler).purge();
     expect(purged).toEqual({ oneTimeCodes: 2, signInFailures: 1, outboxMessages: 1 });
-    const left = await db.query(`select email_normalized from one_time_codes where store_id = $1 order by 1`, [store.storeId]);
+    const left = await t.db.query(`select email_normalized from one_time_codes where store_id = $1 order by 1`, [store.storeId]);
     expect(left.rows.map((row) => row.email_normalized)).toEqual(['live@example.com', 'recent@example.com']);
   });
 });

@@ -1,28 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { call, session } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../support/harness.js';
+import type { StorefrontClient } from '../support/storefront-client.js';
 
 const GENERIC_ARABIC = 'القيمة غير صالحة.';
 
 /** Every refusal a shopper reads exists in Arabic too: no field error falls back to the generic text. */
 describe('validation messages in both languages', () => {
-  let t: TestApp;
-  let token: string;
+  const t = useTestApp();
+  let shopper: StorefrontClient;
   beforeAll(async () => {
-    t = await startTestApp();
-    const store = await createStore(t.app);
-    token = (await session(t.app, store.key)).token;
+    shopper = await t.shopper(await t.store());
   });
-  afterAll(() => t.close());
 
   it('explains a bad email, flag and nested address in Arabic', async () => {
-    const register = await call(t.app, 'POST', '/v1/account/register', token, {
+    const register = await shopper.call('POST', '/v1/account/register', {
       email: 'not-an-email',
       password: 'long enough password',
       marketingOptIn: 'yes',
     });
-    const fulfilment = await call(t.app, 'POST', '/v1/checkout/fulfilment', token, {
+    const fulfilment = await shopper.call('POST', '/v1/checkout/fulfilment', {
       type: 'delivery',
       shippingMethod: 'standard',
       address: 'Riyadh',

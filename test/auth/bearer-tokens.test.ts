@@ -1,28 +1,28 @@
 import { createHmac } from 'node:crypto';
 import { createLocalJWKSet, generateKeyPair, jwtVerify, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SIGNING_KEY_STORE, type SigningKeyStore } from '../../src/auth/signing/signing-key-store.js';
 import { TokenService } from '../../src/auth/token.service.js';
-import { createStore, get, mint, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { decodeJwt, expectProblem, parse } from './support.js';
+import { get, mint, type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
+import { expectProblem } from '../support/problem.js';
+import { parse } from '../support/responses.js';
+import { decodeJwt } from './support.js';
 
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 describe('bearer access tokens', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let store: TestStore;
   let token: string;
   let sessionId: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    store = await createStore(t.app, { seedCatalogue: true, productCount: 2 });
+    store = await t.store({ seedCatalogue: true, productCount: 2 });
     const body = parse(await mint(t.app, store.key));
     token = body.accessToken;
     sessionId = body.sessionId;
   });
-  afterAll(() => t.close());
 
   const products = (authorization?: string) =>
     t.app.inject({ method: 'GET', url: '/v1/catalogue/products', headers: authorization === undefined ? {} : { authorization } });

@@ -1,12 +1,13 @@
 import { Controller, Get, HttpCode, Post } from '@nestjs/common';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CurrentSession, RequireScope } from '../../src/auth/access/decorators.js';
 import type { SessionPrincipal } from '../../src/auth/access/principal.js';
-import { AppModule } from '../../src/app.module.js';
-import { createStore, mint, refresh, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { decodeJwt, expectProblem, parse, setCookies, type SetCookie } from './support.js';
+import { mint, refresh, type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
+import { expectProblem } from '../support/problem.js';
+import { parse, setCookies, type SetCookie } from '../support/responses.js';
+import { decodeJwt } from './support.js';
 
 /**
  * No storefront route changes state with a cookie yet, so the CSRF defence is exercised through a
@@ -25,19 +26,6 @@ class CsrfProbeController {
   @RequireScope('cart:read')
   read(@CurrentSession() session: SessionPrincipal) {
     return { sessionId: session.sessionId, via: session.via };
-  }
-}
-
-async function startAppWithProbe(): Promise<TestApp> {
-  const forRoot = AppModule.forRoot.bind(AppModule);
-  const spy = vi.spyOn(AppModule, 'forRoot').mockImplementation((...args: Parameters<typeof AppModule.forRoot>) => {
-    const module = forRoot(...args);
-    return { ...module, controllers: [...(module.controllers ?? []), CsrfProbeController] };
-  });
-  try {
-    return await startTestApp();
-  } finally {
-    spy.mockRestore();
   }
 }
 
@@ -63,14 +51,12 @@ function cookieSession(response: LightMyRequestResponse): CookieSession {
 const COOKIE_FIELDS = ['accessTokenExpiresAt', 'expiresIn', 'refreshTokenExpiresAt', 'scope', 'sessionId', 'tokenType', 'transport'];
 
 describe('cookie transport', () => {
-  let t: TestApp;
+  const t = useTestApp({}, { controllers: [CsrfProbeController] });
   let store: TestStore;
 
   beforeAll(async () => {
-    t = await startAppWithProbe();
-    store = await createStore(t.app, { seedCatalogue: true, productCount: 3 });
+    store = await t.store({ seedCatalogue: true, productCount: 3 });
   });
-  afterAll(() => t.close());
 
   const mintCookie = async (body: Record<string, unknown> = {}) => {
     const response = await mint(t.app, store.key, { transport: 'cookie', ...body });

@@ -1,27 +1,26 @@
 import { EntityManager, MikroORM } from '@mikro-orm/core';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { SigningKey } from '../../src/auth/entities/signing-key.entity.js';
 import { ChangeFeed } from '../../src/infra/database/change-feed.js';
 import { SecretBox } from '../../src/infra/crypto/secrets.js';
 import type { DatabaseSigningKeyStore } from '../../src/auth/signing/database-signing-key-store.js';
 import { SIGNING_KEY_STORE } from '../../src/auth/signing/signing-key-store.js';
-import { createStore, get, mint, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { decodeJwt, parse, within, withDb } from './support.js';
+import { get, mint, type TestStore } from '../support/fixtures.js';
+import { useTestApps, type Harness } from '../support/harness.js';
+import { parse } from '../support/responses.js';
+import { decodeJwt, within } from './support.js';
 
 /** Adds a signing key retired `ago` (an SQL interval) and answers how to sign access tokens with it. */
-async function insertRetiredKey(t: TestApp, ago: string) {
+async function insertRetiredKey(t: Harness, ago: string) {
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
   const sealed = t.app.get(SecretBox).seal(JSON.stringify(await exportJWK(privateKey)));
-  await withDb(t.databaseUrl, (db) =>
-    db.query(
-      `insert into signing_keys (kid, algorithm, public_jwk, private_jwk_sealed, created_at, retired_at)
-       values ($1, 'EdDSA', $2, $3, now() - interval '30 days', now() - $4::interval)`,
-      [kid, { ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }, sealed, ago],
-    ),
+  await t.db.query(
+    `insert into signing_keys (kid, algorithm, public_jwk, private_jwk_sealed, created_at, retired_at)
+     values ($1, 'EdDSA', $2, $3, now() - interval '30 days', now() - $4::interval)`,
+    [kid, { ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }, sealed, ago],
   );
   await t.app.get(ChangeFeed).publish('signing_keys_changed', kid);
   return {
@@ -42,26 +41,21 @@ async function insertRetiredKey(t: TestApp, ago: string) {
  * these tests assert on the kids they create themselves, never on the total number of keys.
  */
 describe('signing key rotation', () => {
-  let a: TestApp;
-  let b: TestApp;
+  const [a, b] = useTestApps(2);
   let store: TestStore;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startTestApp(), startTestApp()]);
-    store = await createStore(a.app, { seedCatalogue: true, productCount: 2 });
-  });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
+    store = await a.store({ seedCatalogue: true, productCount: 2 });
   });
 
-  const keysOf = (t: TestApp) => t.app.get<DatabaseSigningKeyStore>(SIGNING_KEY_STORE);
-  const mintToken = async (t: TestApp) => {
+  const keysOf = (t: Harness) => t.app.get<DatabaseSigningKeyStore>(SIGNING_KEY_STORE);
+  const mintToken = async (t: Harness) => {
     const response = await mint(t.app, store.key);
     expect(response.statusCode, response.body).toBe(201);
     return parse(response).accessToken as string;
   };
   const kidOf = (token: string) => decodeJwt(token).header.kid as string;
-  const jwksKids = async (t: TestApp) =>
+  const jwksKids = async (t: Harness) =>
     parse(await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).keys.map((key: { kid: string }) => key.kid);
 
   it('new tokens carry the new kid; tokens signed before still verify; the JWKS lists both', async () => {
@@ -77,10 +71,7 @@ describe('signing key rotation', () => {
     expect((await get(a.app, '/v1/catalogue/products', after)).statusCode).toBe(200);
     expect(await jwksKids(a)).toEqual(expect.arrayContaining([kid, retiredKid]));
 
-    const rows = await withDb(
-      a.databaseUrl,
-      async (db) => (await db.query('select kid, retired_at from signing_keys where kid = any($1)', [[kid, retiredKid]])).rows,
-    );
+    const rows = await a.db.rows('select kid, retired_at from signing_keys where kid = any($1)', [[kid, retiredKid]]);
     expect(rows.find((row) => row.kid === retiredKid)?.retired_at).toBeInstanceOf(Date);
     expect(rows.find((row) => row.kid === kid)?.retired_at).toBeNull();
   });
@@ -156,19 +147,16 @@ describe('signing key rotation', () => {
 
   describe('rotateIfOlderThan', () => {
     /** Makes the active key look `days` old. */
-    const ageActiveKey = (days: number) =>
-      withDb(a.databaseUrl, async (db) => {
-        const { rows } = await db.query(
-          `update signing_keys set created_at = now() - make_interval(days => $1) where retired_at is null returning kid`,
-          [days],
-        );
-        expect(rows).toHaveLength(1);
-        return rows[0].kid as string;
-      });
-    const activeKids = () =>
-      withDb(a.databaseUrl, async (db) =>
-        (await db.query('select kid from signing_keys where retired_at is null')).rows.map((row) => row.kid as string),
+    const ageActiveKey = async (days: number) => {
+      const rows = await a.db.rows(
+        `update signing_keys set created_at = now() - make_interval(days => $1) where retired_at is null returning kid`,
+        [days],
       );
+      expect(rows).toHaveLength(1);
+      return rows[0].kid as string;
+    };
+    const activeKids = async () =>
+      (await a.db.rows('select kid from signing_keys where retired_at is null')).map((row) => row.kid as string);
 
     it('leaves a young key alone', async () => {
       await ageActiveKey(2);
@@ -188,17 +176,11 @@ describe('signing key rotation', () => {
       const active = await activeKids();
       expect(active).toHaveLength(1);
       expect(active[0]).not.toBe(aged);
-      const created = await withDb(
-        a.databaseUrl,
-        async (db) =>
-          (
-            await db.query(
-              "select count(*)::int as n from signing_keys where created_at > now() - interval '1 minute' and kid <> all($1)",
-              [[aged]],
-            )
-          ).rows[0].n,
+      const [created] = await a.db.rows(
+        "select count(*)::int as n from signing_keys where created_at > now() - interval '1 minute' and kid <> all($1)",
+        [[aged]],
       );
-      expect(created).toBeGreaterThanOrEqual(1);
+      expect(created.n).toBeGreaterThanOrEqual(1);
 
       // A second scheduled run finds a fresh key and does nothing.
       expect(await Promise.all([keysOf(a).rotateIfOlderThan(30), keysOf(b).rotateIfOlderThan(30)])).toEqual([false, false]);

@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/common/scopes.js';
 import { ApiKeyService } from '../../src/stores/api-key.service.js';
-import { createStore, issueKey, mint, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { decodeJwt, expectProblem, ISO_UTC, parse, REFRESH_TOKEN, UUID } from './support.js';
+import { issueKey, mint, type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
+import { expectProblem } from '../support/problem.js';
+import { parse } from '../support/responses.js';
+import { UUID } from '../support/formats.js';
+import { decodeJwt, ISO_UTC, REFRESH_TOKEN } from './support.js';
 
 const BEARER_FIELDS = [
   'accessToken',
@@ -18,14 +21,12 @@ const BEARER_FIELDS = [
 ];
 
 describe('POST /v1/auth/anonymous (mint)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let store: TestStore;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    store = await createStore(t.app);
+    store = await t.store();
   });
-  afterAll(() => t.close());
 
   describe('success', () => {
     it('answers 201 with exactly the bearer body of contract section 4', async () => {

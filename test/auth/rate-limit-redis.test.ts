@@ -2,28 +2,26 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { RATE_LIMIT_STORE } from '../../src/auth/rate-limit/rate-limit-store.module.js';
 import { RedisRateLimitStore } from '../../src/auth/rate-limit/redis-rate-limit.store.js';
-import { createStore, issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { clockAt, expectAllowed, expectLimited, MINUTE, parse } from './support.js';
+import { issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
+import { useTestApp, useTestApps } from '../support/harness.js';
+import { parse } from '../support/responses.js';
+import { clockAt, expectAllowed, expectLimited, MINUTE } from './support.js';
 
 describe('per-key rate limit shared through Redis (REDIS_URL)', () => {
   const redisUrl = inject('redisUrl');
-  let a: TestApp;
-  let b: TestApp;
+  const [a, b] = useTestApps(2, { REDIS_URL: redisUrl });
   let store: TestStore;
   let redis: Redis;
 
   beforeAll(async () => {
     redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
     expect(await redis.ping()).toBe('PONG');
-    [a, b] = await Promise.all([startTestApp({ REDIS_URL: redisUrl }), startTestApp({ REDIS_URL: redisUrl })]);
-    store = await createStore(a.app);
+    store = await a.store();
   });
   afterEach(() => {
     vi.useRealTimers();
   });
   afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
     await redis?.quit();
   });
 
@@ -74,18 +72,16 @@ describe('per-key rate limit shared through Redis (REDIS_URL)', () => {
 });
 
 describe('per-key rate limit when Redis is unreachable', () => {
-  let t: TestApp;
+  // A real fault: nothing listens on port 1, so every connection is refused.
+  const t = useTestApp({ REDIS_URL: 'redis://127.0.0.1:1' });
   let store: TestStore;
 
   beforeAll(async () => {
-    // A real fault: nothing listens on port 1, so every connection is refused.
-    t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1' });
-    store = await createStore(t.app);
+    store = await t.store();
   });
   afterEach(() => {
     vi.useRealTimers();
   });
-  afterAll(() => t.close());
 
   it('keeps serving and still enforces the limit, counting in the instance (no 500)', async () => {
     const key = await issueKey(t.app, store.storeId, { rateLimitPerMinute: 2 });

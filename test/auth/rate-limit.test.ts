@@ -1,7 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createStore, get, issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { clockAt, expectAllowed, expectLimited, expectProblem, parse } from './support.js';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { get, issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
+import { startTestApp } from '../support/test-app.js';
+import { expectProblem } from '../support/problem.js';
+import { parse } from '../support/responses.js';
+import { clockAt, expectAllowed, expectLimited } from './support.js';
 
 /**
  * Contract section 3: each key has its own per-minute limit, in fixed windows aligned to the clock.
@@ -9,17 +12,15 @@ import { clockAt, expectAllowed, expectLimited, expectProblem, parse } from './s
  * boundaries are exact and never crossed by accident.
  */
 describe('per-key rate limit (in-memory counters)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let store: TestStore;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    store = await createStore(t.app, { seedCatalogue: true, productCount: 2 });
+    store = await t.store({ seedCatalogue: true, productCount: 2 });
   });
   afterEach(() => {
     vi.useRealTimers();
   });
-  afterAll(() => t.close());
 
   it('allows the key’s limit per minute with decreasing X-RateLimit-Remaining, then 429 with Retry-After until the next minute', async () => {
     const key = await issueKey(t.app, store.storeId, { rateLimitPerMinute: 5 });

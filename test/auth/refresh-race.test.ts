@@ -1,21 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectProblem, fromFetch, parse, withDb, type ResponseLike } from './support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
+import { expectProblem } from '../support/problem.js';
+import { fromFetch, parse, type ResponseLike } from '../support/responses.js';
 
 const CONCURRENCY = 50;
 
 describe('concurrency over real HTTP', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let base: string;
   let store: TestStore;
 
   beforeAll(async () => {
-    t = await startTestApp();
     base = await t.listen();
-    store = await createStore(t.app);
+    store = await t.store();
   });
-  afterAll(() => t.close());
 
   const post = async (path: string, key: string, body: Record<string, unknown>): Promise<ResponseLike> =>
     fromFetch(
@@ -43,13 +42,10 @@ describe('concurrency over real HTTP', () => {
     expect(winner.sessionId).toBe(sessionId);
 
     // Exactly one successor token was created, and the session was not revoked by the losers.
-    const tokens = await withDb(t.databaseUrl, async (db) => {
-      const rows = await db.query('select consumed_at from refresh_tokens where session_id = $1', [sessionId]);
-      const session = await db.query('select revoked_at from sessions where id = $1', [sessionId]);
-      return { rows: rows.rows, revokedAt: session.rows[0].revoked_at };
-    });
-    expect(tokens.rows).toHaveLength(2);
-    expect(tokens.revokedAt).toBeNull();
+    const tokens = await t.db.rows('select consumed_at from refresh_tokens where session_id = $1', [sessionId]);
+    const [session] = await t.db.rows('select revoked_at from sessions where id = $1', [sessionId]);
+    expect(tokens).toHaveLength(2);
+    expect(session.revoked_at).toBeNull();
 
     const next = await post('/v1/auth/refresh', store.key, { refreshToken: winner.refreshToken });
     expect(next.statusCode).toBe(200);
@@ -57,7 +53,7 @@ describe('concurrency over real HTTP', () => {
   });
 
   it(`${CONCURRENCY} concurrent mints all succeed with distinct sessions and tokens`, async () => {
-    const own = await createStore(t.app);
+    const own = await t.store();
     const responses = await Promise.all(Array.from({ length: CONCURRENCY }, () => post('/v1/auth/anonymous', own.key, {})));
 
     expect(responses.map((response) => response.statusCode)).toEqual(Array(CONCURRENCY).fill(201));
@@ -66,10 +62,7 @@ describe('concurrency over real HTTP', () => {
     expect(new Set(bodies.map((body) => body.refreshToken)).size).toBe(CONCURRENCY);
     expect(new Set(bodies.map((body) => body.accessToken)).size).toBe(CONCURRENCY);
 
-    const stored = await withDb(
-      t.databaseUrl,
-      async (db) => (await db.query('select count(*)::int as n from sessions where api_key_id = $1', [own.keyId])).rows[0].n,
-    );
-    expect(stored).toBe(CONCURRENCY);
+    const [stored] = await t.db.rows('select count(*)::int as n from sessions where api_key_id = $1', [own.keyId]);
+    expect(stored.n).toBe(CONCURRENCY);
   });
 });

@@ -1,41 +1,41 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStore, issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { decodeJwt, expectProblem, parse, REFRESH_TOKEN, sha256Hex, sleep, withDb } from './support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
+import { useTestApp, type Harness } from '../support/harness.js';
+import { startTestApp } from '../support/test-app.js';
+import { expectProblem } from '../support/problem.js';
+import { parse } from '../support/responses.js';
+import { decodeJwt, REFRESH_TOKEN, sha256Hex, sleep } from './support.js';
 
-async function minted(t: TestApp, key: string, body: Record<string, unknown> = {}) {
+async function minted(t: Pick<Harness, 'app'>, key: string, body: Record<string, unknown> = {}) {
   const response = await mint(t.app, key, body);
   expect(response.statusCode, response.body).toBe(201);
   return parse(response);
 }
 
-async function sessionState(t: TestApp, sessionId: string): Promise<{ revoked_at: Date | null; revoked_reason: string | null }> {
-  return withDb(
-    t.databaseUrl,
-    async (db) => (await db.query('select revoked_at, revoked_reason from sessions where id = $1', [sessionId])).rows[0],
+async function sessionState(t: Harness, sessionId: string) {
+  const [state] = await t.db.rows<{ revoked_at: Date | null; revoked_reason: string | null }>(
+    'select revoked_at, revoked_reason from sessions where id = $1',
+    [sessionId],
   );
+  return state;
 }
 
 /** Moves the moment a refresh token was consumed into the past, as if the replay came that much later. */
-async function consumedSecondsAgo(t: TestApp, refreshToken: string, seconds: number): Promise<void> {
-  await withDb(t.databaseUrl, async (db) => {
-    const result = await db.query(
-      `update refresh_tokens set consumed_at = now() - make_interval(secs => $2) where token_hash = $1 and consumed_at is not null`,
-      [sha256Hex(refreshToken), seconds],
-    );
-    expect(result.rowCount).toBe(1);
-  });
+async function consumedSecondsAgo(t: Harness, refreshToken: string, seconds: number): Promise<void> {
+  const result = await t.db.query(
+    `update refresh_tokens set consumed_at = now() - make_interval(secs => $2) where token_hash = $1 and consumed_at is not null`,
+    [sha256Hex(refreshToken), seconds],
+  );
+  expect(result.rowCount).toBe(1);
 }
 
 describe('POST /v1/auth/refresh', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let store: TestStore;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    store = await createStore(t.app);
+    store = await t.store();
   });
-  afterAll(() => t.close());
 
   it('answers 200 with a new pair for the same session and consumes the presented token', async () => {
     const first = await minted(t, store.key);
@@ -56,10 +56,7 @@ describe('POST /v1/auth/refresh', () => {
     expect(body.accessToken).not.toBe(first.accessToken);
     expect(decodeJwt(body.accessToken).payload.sid).toBe(first.sessionId);
 
-    const stored = await withDb(
-      t.databaseUrl,
-      async (db) => (await db.query('select consumed_at from refresh_tokens where token_hash = $1', [sha256Hex(first.refreshToken)])).rows,
-    );
+    const stored = await t.db.rows('select consumed_at from refresh_tokens where token_hash = $1', [sha256Hex(first.refreshToken)]);
     expect(stored).toHaveLength(1);
     expect(stored[0].consumed_at).toBeInstanceOf(Date);
   });
@@ -129,7 +126,7 @@ describe('POST /v1/auth/refresh', () => {
 
         expectProblem(await refresh(strict.app, store.key, first.refreshToken), 401, 'REFRESH_TOKEN_REUSED');
         expectProblem(await refresh(strict.app, store.key, second.refreshToken), 401, 'INVALID_REFRESH_TOKEN');
-        expect((await sessionState(strict, first.sessionId)).revoked_reason).toBe('refresh_token_reuse');
+        expect((await sessionState(t, first.sessionId)).revoked_reason).toBe('refresh_token_reuse');
       } finally {
         await strict.close();
       }
@@ -159,11 +156,9 @@ describe('POST /v1/auth/refresh', () => {
 
     it('refuses an expired refresh token', async () => {
       const first = await minted(t, store.key);
-      await withDb(t.databaseUrl, (db) =>
-        db.query(`update refresh_tokens set expires_at = now() - interval '1 second' where token_hash = $1`, [
-          sha256Hex(first.refreshToken),
-        ]),
-      );
+      await t.db.query(`update refresh_tokens set expires_at = now() - interval '1 second' where token_hash = $1`, [
+        sha256Hex(first.refreshToken),
+      ]);
       expectProblem(await refresh(t.app, store.key, first.refreshToken), 401, 'INVALID_REFRESH_TOKEN');
     });
 
@@ -179,7 +174,7 @@ describe('POST /v1/auth/refresh', () => {
     });
 
     it('another store’s key is refused and does not consume the token', async () => {
-      const other = await createStore(t.app);
+      const other = await t.store();
       const first = await minted(t, store.key);
 
       expectProblem(await refresh(t.app, other.key, first.refreshToken), 401, 'INVALID_REFRESH_TOKEN');
@@ -188,7 +183,7 @@ describe('POST /v1/auth/refresh', () => {
     });
 
     it('a foreign key replaying a consumed token gets INVALID_REFRESH_TOKEN and cannot revoke the owner’s session', async () => {
-      const other = await createStore(t.app);
+      const other = await t.store();
       const first = await minted(t, store.key);
       const second = parse(await refresh(t.app, store.key, first.refreshToken));
       await consumedSecondsAgo(t, first.refreshToken, 60);

@@ -1,12 +1,14 @@
 import { EntityManager } from '@mikro-orm/core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { ChangeFeed } from '../../src/infra/database/change-feed.js';
 import { ApiKeyService } from '../../src/stores/api-key.service.js';
 import { ApiKey } from '../../src/stores/entities/api-key.entity.js';
-import { createStore, issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectProblem, notified, parse, sha256Hex, within, withDb } from './support.js';
+import { issueKey, mint, refresh, type TestStore } from '../support/fixtures.js';
+import { useTestApps, type Harness } from '../support/harness.js';
+import { expectProblem } from '../support/problem.js';
+import { parse } from '../support/responses.js';
+import { notified, sha256Hex, within } from './support.js';
 
 const KEY_CHANNEL = 'api_key_changed';
 
@@ -14,30 +16,25 @@ const KEY_CHANNEL = 'api_key_changed';
  * Resolves once `to` has handled every key notification `from` published before the call: a marker
  * sent after them arrives after them (PostgreSQL delivers notifications in commit order).
  */
-async function drained(from: TestApp, to: TestApp): Promise<void> {
+async function drained(from: Harness, to: Harness): Promise<void> {
   const marker = `marker-${Math.random().toString(36).slice(2)}`;
   const arrived = notified(to.app.get(ChangeFeed), KEY_CHANNEL, marker);
   await from.app.get(ChangeFeed).publish(KEY_CHANNEL, marker);
   await arrived;
 }
 
-async function minted(t: TestApp, key: string) {
+async function minted(t: Harness, key: string) {
   const response = await mint(t.app, key);
   expect(response.statusCode, response.body).toBe(201);
   return parse(response);
 }
 
 describe('key revocation', () => {
-  let a: TestApp;
-  let b: TestApp;
+  const [a, b] = useTestApps(2);
   let store: TestStore;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startTestApp(), startTestApp()]);
-    store = await createStore(a.app);
-  });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
+    store = await a.store();
   });
 
   it('ends the revoked key’s sessions at their next refresh (INVALID_API_KEY); the sibling key’s sessions live on', async () => {
@@ -109,7 +106,7 @@ describe('key revocation', () => {
     await drained(a, b);
     const session = await minted(b, key.key);
 
-    await withDb(a.databaseUrl, (db) => db.query('update api_keys set revoked_at = now() where id = $1', [key.id]));
+    await a.db.query('update api_keys set revoked_at = now() where id = $1', [key.id]);
     // No notification was published: B's cache still holds the key ...
     expect(await b.app.get(ApiKeyService).resolve(key.key)).toMatchObject({ id: key.id });
     // ... but the mint and refresh statements check revocation themselves.

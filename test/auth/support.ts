@@ -1,55 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import pg from 'pg';
 import { expect, vi } from 'vitest';
-import { expectProblem, type ResponseLike } from '../support/problem.js';
-
-export { expectProblem, type ResponseLike };
-
-/** A fetch() answer in the shape of an inject() answer, so the same assertions read both. */
-export async function fromFetch(response: Response): Promise<ResponseLike> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
-  const setCookie = response.headers.getSetCookie();
-  if (setCookie.length > 0) headers['set-cookie'] = setCookie;
-  return { statusCode: response.status, headers, body: await response.text() };
-}
-
-export function parse(response: ResponseLike | LightMyRequestResponse): Record<string, any> {
-  try {
-    return JSON.parse(response.body) as Record<string, any>;
-  } catch {
-    throw new Error(`response is not JSON (${response.statusCode}): ${response.body.slice(0, 200)}`);
-  }
-}
-
-export interface SetCookie {
-  name: string;
-  value: string;
-  /** Attribute names lower-cased; flag attributes map to true. */
-  attributes: Record<string, string | true>;
-  raw: string;
-}
-
-/** The Set-Cookie headers of a response, by cookie name. */
-export function setCookies(response: ResponseLike | LightMyRequestResponse): Record<string, SetCookie> {
-  const header = response.headers['set-cookie'];
-  const lines = header === undefined ? [] : Array.isArray(header) ? header : [String(header)];
-  const cookies: Record<string, SetCookie> = {};
-  for (const raw of lines) {
-    const [pair, ...attributeParts] = raw.split(';').map((part) => part.trim());
-    const separator = pair.indexOf('=');
-    const name = pair.slice(0, separator);
-    const attributes: Record<string, string | true> = {};
-    for (const part of attributeParts) {
-      const at = part.indexOf('=');
-      if (at === -1) attributes[part.toLowerCase()] = true;
-      else attributes[part.slice(0, at).toLowerCase()] = part.slice(at + 1);
-    }
-    cookies[name] = { name, value: decodeURIComponent(pair.slice(separator + 1)), attributes, raw };
-  }
-  return cookies;
-}
+import { expectProblem } from '../support/problem.js';
 
 export function decodeJwt(token: string): { header: Record<string, any>; payload: Record<string, any>; signature: string } {
   const [header, payload, signature] = token.split('.');
@@ -62,17 +14,6 @@ export function decodeJwt(token: string): { header: Record<string, any>; payload
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
-}
-
-/** A direct connection to the run's test database, for arranging states the API cannot reach (expiry, age). */
-export async function withDb<T>(databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -88,7 +29,6 @@ export async function within(timeoutMs: number, probe: () => Promise<boolean>, e
 }
 
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const REFRESH_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
 
 /**

@@ -1,8 +1,7 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SIGNING_KEY_STORE, type SigningKeyStore } from '../../src/auth/signing/signing-key-store.js';
-import { accessToken, createStore, get } from '../support/fixtures.js';
-import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
+import { accessToken, get } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
 import { eventually } from '../support/waiting.js';
 
 function kidOf(token: string): string {
@@ -10,24 +9,11 @@ function kidOf(token: string): string {
 }
 
 describe('verified-token cache', () => {
-  let t: TestApp;
-  let sql: pg.Client;
-  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-  beforeAll(async () => {
-    // Withdrawing a signing key would break other files' tokens on the shared database.
-    database = await createIsolatedDatabase();
-    t = await startTestApp({ DATABASE_URL: database.url });
-    sql = new pg.Client({ connectionString: t.databaseUrl });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql.end();
-    await t.close();
-    await database.drop();
-  });
+  // Withdrawing a signing key would break other files' tokens on the shared database.
+  const t = useTestApp({}, { ownDatabase: true });
 
   it('never answers a tampered copy of a token it has already verified', async () => {
-    const store = await createStore(t.app);
+    const store = await t.store();
     const token = await accessToken(t.app, store.key);
     expect((await get(t.app, '/v1/catalogue/brands', token)).statusCode).toBe(200);
     const [header, payload, signature] = token.split('.');
@@ -38,7 +24,7 @@ describe('verified-token cache', () => {
   });
 
   it('stops accepting a cached token once its signing key leaves the verification set', async () => {
-    const store = await createStore(t.app);
+    const store = await t.store();
     const token = await accessToken(t.app, store.key);
     expect((await get(t.app, '/v1/catalogue/brands', token)).statusCode).toBe(200);
 
@@ -46,8 +32,8 @@ describe('verified-token cache', () => {
     expect((await get(t.app, '/v1/catalogue/brands', token)).statusCode).toBe(200);
 
     // The old key retired long ago (as if compromised and withdrawn): every instance reloads on the notice.
-    await sql.query(`update signing_keys set retired_at = now() - interval '1 day' where kid = $1`, [kidOf(token)]);
-    await sql.query(`select pg_notify('signing_keys_changed', 'withdrawn')`);
+    await t.db.query(`update signing_keys set retired_at = now() - interval '1 day' where kid = $1`, [kidOf(token)]);
+    await t.db.query(`select pg_notify('signing_keys_changed', 'withdrawn')`);
     const status = await eventually(
       async () => (await get(t.app, '/v1/catalogue/brands', token)).statusCode,
       (code) => code !== 200,

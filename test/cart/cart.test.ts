@@ -1,49 +1,35 @@
-import { EntityManager } from '@mikro-orm/postgresql';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SessionShoppers } from '../../src/auth/session-shoppers.service.js';
-import { CartService } from '../../src/storefront/cart/cart.service.js';
-import { ok, Shopper, variants } from '../checkout/shop.js';
-import { createStore, type TestStore } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { signIn, variants, type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { ok } from '../support/responses.js';
 
 describe('cart (contract section 6)', () => {
-  let t: TestApp;
-  let db: pg.Pool;
+  const t = useTestApp();
   let a: TestStore;
   let b: TestStore;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 3 });
-    [a, b] = await Promise.all([
-      createStore(t.app, { seedCatalogue: true, productCount: 120 }),
-      createStore(t.app, { seedCatalogue: true, productCount: 20 }),
-    ]);
-  });
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
+    [a, b] = await Promise.all([t.store({ seedCatalogue: true, productCount: 120 }), t.store({ seedCatalogue: true, productCount: 20 })]);
   });
 
   it('answers an empty cart without creating one', async () => {
-    const shopper = await Shopper.start(t.app, a.key);
+    const shopper = await t.shopper(a);
     const cart = ok(await shopper.cart());
     expect(cart).toEqual({ id: null, currency: 'SAR', items: [], itemCount: 0, subtotal: 0, hasProblems: false });
-    const { rows } = await db.query('select count(*)::int as n from carts where session_id = $1', [shopper.sessionId]);
+    const { rows } = await t.db.query('select count(*)::int as n from carts where session_id = $1', [shopper.sessionId]);
     expect(rows[0].n).toBe(0);
   });
 
   it('adds lines with server-side prices, increases an existing line and answers the whole cart', async () => {
-    const shopper = await Shopper.start(t.app, a.key);
-    const [first, second] = await variants(db, a.storeId, 2, 20);
+    const shopper = await t.shopper(a);
+    const [first, second] = await variants(t.db, a.storeId, 2, 20);
     let cart = ok(await shopper.add(first.id, 2));
     cart = ok(await shopper.add(second.id));
     cart = ok(await shopper.add(first.id, 3));
     expect(cart.items).toHaveLength(2);
     const line = cart.items.find((item: any) => item.variantId === first.id);
-    const { rows } = await db.query(
+    const { rows } = await t.db.query(
       `select p.id, p.slug, p.name_en, p.name_ar, pv.sku, pv.options from product_variants pv join products p on p.id = pv.product_id where pv.id = $1`,
       [first.id],
     );
@@ -66,16 +52,16 @@ describe('cart (contract section 6)', () => {
     expect(cart.subtotal).toBe(first.price * 5 + second.price);
 
     // A price change shows on the next read: totals are never stored.
-    await db.query('update product_variants set price = price + 100 where id = $1', [first.id]);
+    await t.db.query('update product_variants set price = price + 100 where id = $1', [first.id]);
     const reread = ok(await shopper.cart());
     expect(reread.id).toBe(cart.id);
     expect(reread.subtotal).toBe((first.price + 100) * 5 + second.price);
   });
 
   it('sets and removes lines; another session’s line is not found', async () => {
-    const shopper = await Shopper.start(t.app, a.key);
-    const other = await Shopper.start(t.app, a.key);
-    const [variant] = await variants(db, a.storeId, 1, 10);
+    const shopper = await t.shopper(a);
+    const other = await t.shopper(a);
+    const [variant] = await variants(t.db, a.storeId, 1, 10);
     const cart = ok(await shopper.add(variant.id, 1));
     const itemId = cart.items[0].id;
     expect(ok(await shopper.call('PATCH', `/v1/cart/items/${itemId}`, { quantity: 7 })).items[0].quantity).toBe(7);
@@ -88,8 +74,8 @@ describe('cart (contract section 6)', () => {
   });
 
   it('checks stock on every change and names the line', async () => {
-    const shopper = await Shopper.start(t.app, a.key);
-    const [variant] = await variants(db, a.storeId, 1, 4);
+    const shopper = await t.shopper(a);
+    const [variant] = await variants(t.db, a.storeId, 1, 4);
     const refused = expectProblem(await shopper.add(variant.id, 5), 409, 'INSUFFICIENT_STOCK');
     expect(refused.lines).toEqual([{ variantId: variant.id, requested: 5, available: 4 }]);
     const cart = ok(await shopper.add(variant.id, 3));
@@ -100,7 +86,7 @@ describe('cart (contract section 6)', () => {
     expectProblem(await shopper.call('PATCH', `/v1/cart/items/${itemId}`, { quantity: 9 }), 409, 'INSUFFICIENT_STOCK');
 
     // Stock sold elsewhere shows as a problem of the line.
-    await db.query('update product_variants set stock = 1 where id = $1', [variant.id]);
+    await t.db.query('update product_variants set stock = 1 where id = $1', [variant.id]);
     const reread = ok(await shopper.cart());
     expect(reread.items[0]).toMatchObject({
       quantity: 3,
@@ -112,16 +98,16 @@ describe('cart (contract section 6)', () => {
   });
 
   it('refuses variants that are not for sale here, and shows lines that stopped being for sale', async () => {
-    const shopper = await Shopper.start(t.app, a.key);
-    const [otherStores] = await variants(db, b.storeId, 1, 10);
+    const shopper = await t.shopper(a);
+    const [otherStores] = await variants(t.db, b.storeId, 1, 10);
     const refused = expectProblem(await shopper.add(otherStores.id), 409, 'VARIANT_UNAVAILABLE');
     expect(refused.variantId).toBe(otherStores.id);
     expectProblem(await shopper.add('00000000-0000-4000-8000-000000000000'), 409, 'VARIANT_UNAVAILABLE');
 
-    const [variant, drafted] = await variants(db, a.storeId, 2, 10);
+    const [variant, drafted] = await variants(t.db, a.storeId, 2, 10);
     ok(await shopper.add(variant.id));
     const cart = ok(await shopper.add(drafted.id));
-    await db.query(`update products set status = 'draft' where id = $1`, [drafted.product_id]);
+    await t.db.query(`update products set status = 'draft' where id = $1`, [drafted.product_id]);
     expectProblem(await shopper.add(drafted.id), 409, 'VARIANT_UNAVAILABLE');
     const line = cart.items.find((item: any) => item.variantId === drafted.id);
     expectProblem(await shopper.call('PATCH', `/v1/cart/items/${line.id}`, { quantity: 2 }), 409, 'VARIANT_UNAVAILABLE');
@@ -132,12 +118,12 @@ describe('cart (contract section 6)', () => {
     });
     // A line that is not for sale can still be removed.
     ok(await shopper.call('DELETE', `/v1/cart/items/${line.id}`));
-    await db.query(`update products set status = 'active' where id = $1`, [drafted.product_id]);
+    await t.db.query(`update products set status = 'active' where id = $1`, [drafted.product_id]);
   });
 
   it('validates quantities and fields', async () => {
-    const shopper = await Shopper.start(t.app, a.key);
-    const [variant] = await variants(db, a.storeId, 1, 2000);
+    const shopper = await t.shopper(a);
+    const [variant] = await variants(t.db, a.storeId, 1, 2000);
     for (const body of [
       { variantId: variant.id, quantity: 0 },
       { variantId: variant.id, quantity: 1000 },
@@ -162,8 +148,8 @@ describe('cart (contract section 6)', () => {
   });
 
   it('answers CART_LIMIT_REACHED when an add would take a line past 999 units', async () => {
-    const shopper = await Shopper.start(t.app, a.key);
-    const [variant] = await variants(db, a.storeId, 1, 2000);
+    const shopper = await t.shopper(a);
+    const [variant] = await variants(t.db, a.storeId, 1, 2000);
     ok(await shopper.add(variant.id, 999));
     const refused = expectProblem(await shopper.add(variant.id, 1), 409, 'CART_LIMIT_REACHED');
     expect(refused).toMatchObject({ variantId: variant.id, quantityInCart: 999, maxQuantityPerLine: 999, maxLines: 100 });
@@ -171,12 +157,12 @@ describe('cart (contract section 6)', () => {
   });
 
   it('holds at most 100 lines', async () => {
-    const shopper = await Shopper.start(t.app, a.key);
-    const many = await variants(db, a.storeId, 101, 5);
+    const shopper = await t.shopper(a);
+    const many = await variants(t.db, a.storeId, 101, 5);
     // 100 lines written directly, the 101st through the API.
     ok(await shopper.add(many[0].id));
     const cart = ok(await shopper.cart());
-    await db.query(`insert into cart_items (store_id, cart_id, variant_id, quantity) select $1, $2, unnest($3::uuid[]), 1`, [
+    await t.db.query(`insert into cart_items (store_id, cart_id, variant_id, quantity) select $1, $2, unnest($3::uuid[]), 1`, [
       a.storeId,
       cart.id,
       many.slice(1, 100).map((variant) => variant.id),
@@ -188,45 +174,36 @@ describe('cart (contract section 6)', () => {
   });
 
   it('two concurrent first adds share one cart', async () => {
-    const shopper = await Shopper.start(t.app, a.key);
-    const base = await t.listen();
-    const pair = await variants(db, a.storeId, 2, 10);
-    const responses = await Promise.all(
-      pair.map((variant) =>
-        fetch(`${base}/v1/cart/items`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${shopper.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ variantId: variant.id }),
-        }),
-      ),
-    );
-    expect(responses.map((response) => response.status)).toEqual([200, 200]);
+    const shopper = await t.shopper(a);
+    const pair = await variants(t.db, a.storeId, 2, 10);
+    const responses = await Promise.all(pair.map((variant) => shopper.callOverHttp('POST', '/v1/cart/items', { variantId: variant.id })));
+    expect(responses.map((response) => response.statusCode)).toEqual([200, 200]);
     const cart = ok(await shopper.cart());
     expect(cart.items).toHaveLength(2);
-    const { rows } = await db.query('select count(*)::int as n from carts where session_id = $1', [shopper.sessionId]);
+    const { rows } = await t.db.query('select count(*)::int as n from carts where session_id = $1', [shopper.sessionId]);
     expect(rows[0].n).toBe(1);
   });
 
   it('follows the shopper: an anonymous cart merges into the shopper’s cart at sign-in', async () => {
-    const { rows } = await db.query(
+    const { rows } = await t.db.query(
       `insert into shoppers (store_id, email, email_normalized) values ($1, 'cart@example.com', 'cart@example.com') returning id`,
       [a.storeId],
     );
     const shopperId = rows[0].id;
-    const earlier = await Shopper.start(t.app, a.key);
-    const [kept, both, fresh] = await variants(db, a.storeId, 3, 20);
+    const earlier = await t.shopper(a);
+    const [kept, both, fresh] = await variants(t.db, a.storeId, 3, 20);
     ok(await earlier.add(kept.id, 1));
     ok(await earlier.add(both.id, 1));
-    await signIn(earlier.sessionId, shopperId);
+    await signIn(t.app, a, earlier.sessionId, shopperId);
     expect(ok(await earlier.cart()).items.map((item: any) => [item.variantId, item.quantity])).toEqual([
       [kept.id, 1],
       [both.id, 1],
     ]);
 
-    const later = await Shopper.start(t.app, a.key);
+    const later = await t.shopper(a);
     ok(await later.add(both.id, 4));
     ok(await later.add(fresh.id, 2));
-    await signIn(later.sessionId, shopperId);
+    await signIn(t.app, a, later.sessionId, shopperId);
     const merged = ok(await later.cart());
     expect(Object.fromEntries(merged.items.map((item: any) => [item.variantId, item.quantity]))).toEqual({
       [kept.id]: 1,
@@ -235,14 +212,4 @@ describe('cart (contract section 6)', () => {
     });
     expect(ok(await earlier.cart()).id).toBe(merged.id);
   });
-
-  async function signIn(sessionId: string, shopperId: string) {
-    await t.app
-      .get(EntityManager)
-      .fork()
-      .transactional(async (em) => {
-        await t.app.get(CartService).mergeIntoShopper(em, a.storeId, sessionId, shopperId);
-        await t.app.get(SessionShoppers).attach(em, sessionId, shopperId);
-      });
-  }
 });

@@ -1,40 +1,37 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { accessToken, createStore, get, type TestStore } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
 import { ARABIC, expectProblem } from '../support/problem.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { StorefrontClient } from '../support/storefront-client.js';
+import { ISO_UTC, UUID } from '../support/formats.js';
 
 const PRODUCTS = 60;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const LATIN = /^[\x20-\x7E\u2019]+$/;
 
 type Json = Record<string, any>;
 
 describe('catalogue (contract section 6)', () => {
-  let t: TestApp;
-  let db: pg.Pool;
+  const t = useTestApp();
   let a: TestStore;
   let b: TestStore;
-  let tokenA: string;
-  let tokenB: string;
+  let shopperA: StorefrontClient;
+  let shopperB: StorefrontClient;
   let drafts: { id: string; slug: string; status: string }[];
 
-  const sql = async <T = Json>(text: string, values: unknown[] = []): Promise<T[]> => (await db.query(text, values)).rows as T[];
-  const ok = async (url: string, token = tokenA): Promise<Json> => {
-    const response = await get(t.app, url, token);
+  const ok = async (url: string, shopper = shopperA): Promise<Json> => {
+    const response = await shopper.call('GET', url);
     expect(response.statusCode, `${url}: ${response.body.slice(0, 300)}`).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     return response.json();
   };
   /** Follows nextCursor to the end, checking each page's size. */
-  const walk = async (url: string, limit: number, token = tokenA): Promise<Json[]> => {
+  const walk = async (url: string, limit: number, shopper = shopperA): Promise<Json[]> => {
     const items: Json[] = [];
     let cursor: string | null = null;
     for (let pageCount = 0; pageCount < 200; pageCount++) {
       const separator = url.includes('?') ? '&' : '?';
-      const page = await ok(`${url}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, token);
+      const page = await ok(`${url}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, shopper);
       expect(Object.keys(page).sort()).toEqual(['items', 'nextCursor']);
       expect(page.items.length).toBeLessThanOrEqual(limit);
       items.push(...page.items);
@@ -47,7 +44,7 @@ describe('catalogue (contract section 6)', () => {
   const ids = (items: Json[]) => items.map((item) => item.id as string);
   const activeProductIds = async (storeId: string, where = 'true', values: unknown[] = []) =>
     (
-      await sql<{ id: string }>(
+      await t.db.rows<{ id: string }>(
         `select p.id from products p left join categories c on c.id = p.category_id left join brands br on br.id = p.brand_id
          where p.store_id = $1 and p.status = 'active' and (${where}) order by p.created_at desc, p.id desc`,
         [storeId, ...values],
@@ -55,16 +52,14 @@ describe('catalogue (contract section 6)', () => {
     ).map((row) => row.id);
 
   beforeAll(async () => {
-    t = await startTestApp();
-    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 2 });
     // Two stores seeded from the same seed: identical slugs, SKUs and names.
     [a, b] = await Promise.all([
-      createStore(t.app, { seedCatalogue: true, productCount: PRODUCTS }),
-      createStore(t.app, { seedCatalogue: true, productCount: PRODUCTS }),
+      t.store({ seedCatalogue: true, productCount: PRODUCTS }),
+      t.store({ seedCatalogue: true, productCount: PRODUCTS }),
     ]);
-    [tokenA, tokenB] = await Promise.all([accessToken(t.app, a.key), accessToken(t.app, b.key)]);
+    [shopperA, shopperB] = await Promise.all([t.shopper(a), t.shopper(b)]);
     // Only active products are shown: take three of store A out of the assortment.
-    drafts = await sql(
+    drafts = await t.db.rows<{ id: string; slug: string; status: string }>(
       `with chosen as (select id, row_number() over (order by slug) as n from products where store_id = $1 order by slug limit 3)
        update products p set status = case when chosen.n = 1 then 'draft' else 'archived' end
        from chosen where p.id = chosen.id returning p.id, p.slug, p.status`,
@@ -72,17 +67,12 @@ describe('catalogue (contract section 6)', () => {
     );
     expect(drafts.map((draft) => draft.status).sort()).toEqual(['archived', 'archived', 'draft']);
     // Ties on the sort key: six products created at the very same instant.
-    await sql(
+    await t.db.query(
       `update products set created_at = '2025-06-01 12:00:00.123456+00'
        where id in (select id from products where store_id = $1 and status = 'active' order by slug desc limit 6)`,
       [a.storeId],
     );
   });
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
-  });
-
   describe('products', () => {
     it('lists active products newest first, each a complete bilingual document', async () => {
       const page = await ok('/v1/catalogue/products');
@@ -148,7 +138,7 @@ describe('catalogue (contract section 6)', () => {
 
     it('matches the database, variant by variant', async () => {
       const product = (await ok('/v1/catalogue/products?limit=1')).items[0];
-      const rows = await sql(
+      const rows = await t.db.rows(
         'select id, sku, options, price, compare_at_price, currency, stock from product_variants where product_id = $1 order by position, sku',
         [product.id],
       );
@@ -164,7 +154,7 @@ describe('catalogue (contract section 6)', () => {
           inStock: row.stock > 0,
         })),
       );
-      const [own] = await sql('select slug, name_en, name_ar, description_ar from products where id = $1', [product.id]);
+      const [own] = await t.db.rows('select slug, name_en, name_ar, description_ar from products where id = $1', [product.id]);
       expect([product.slug, product.name.en, product.name.ar, product.description.ar]).toEqual([
         own.slug,
         own.name_en,
@@ -176,7 +166,7 @@ describe('catalogue (contract section 6)', () => {
     it('walks every active product with cursors: no duplicates, no gaps, ties included', async () => {
       const walked = await walk('/v1/catalogue/products', 7);
       const expected = await activeProductIds(a.storeId);
-      const [{ count }] = await sql<{ count: number }>(
+      const [{ count }] = await t.db.rows<{ count: number }>(
         `select count(*)::int as count from products where store_id = $1 and status = 'active'`,
         [a.storeId],
       );
@@ -193,13 +183,13 @@ describe('catalogue (contract section 6)', () => {
       const walked = ids(await walk('/v1/catalogue/products', 100));
       for (const draft of drafts) {
         expect(walked).not.toContain(draft.id);
-        expectProblem(await get(t.app, `/v1/catalogue/products/${draft.id}`, tokenA), 404, 'NOT_FOUND');
-        expectProblem(await get(t.app, `/v1/catalogue/products/${draft.slug}`, tokenA), 404, 'NOT_FOUND');
+        expectProblem(await shopperA.call('GET', `/v1/catalogue/products/${draft.id}`), 404, 'NOT_FOUND');
+        expectProblem(await shopperA.call('GET', `/v1/catalogue/products/${draft.slug}`), 404, 'NOT_FOUND');
       }
     });
 
     it('filters by category id or slug, subcategory products included', async () => {
-      const [root] = await sql<{ id: string; slug: string }>(
+      const [root] = await t.db.rows<{ id: string; slug: string }>(
         `select c.id, c.slug from categories c where c.store_id = $1 and c.parent_id is null
          order by (select count(*) from products p join categories sub on sub.id = p.category_id where sub.path @> array[c.id] and p.category_id <> c.id) desc
          limit 1`,
@@ -214,7 +204,7 @@ describe('catalogue (contract section 6)', () => {
       // The products come from subcategories, not the root itself.
       expect(byId.some((product) => product.category.id !== root.id)).toBe(true);
 
-      const [leaf] = await sql<{ id: string; slug: string }>(
+      const [leaf] = await t.db.rows<{ id: string; slug: string }>(
         `select c.id, c.slug from categories c where c.store_id = $1 and not exists (select 1 from categories ch where ch.parent_id = c.id)
          and exists (select 1 from products p where p.category_id = c.id and p.status = 'active') order by c.slug limit 1`,
         [a.storeId],
@@ -225,7 +215,7 @@ describe('catalogue (contract section 6)', () => {
     });
 
     it('filters by brand id or slug', async () => {
-      const [brand] = await sql<{ id: string; slug: string }>(
+      const [brand] = await t.db.rows<{ id: string; slug: string }>(
         `select br.id, br.slug from brands br where br.store_id = $1 order by (select count(*) from products p where p.brand_id = br.id) desc, br.slug limit 1`,
         [a.storeId],
       );
@@ -233,7 +223,7 @@ describe('catalogue (contract section 6)', () => {
       expect(expected.length).toBeGreaterThan(1);
       expect(ids(await walk(`/v1/catalogue/products?brand=${brand.slug}`, 2))).toEqual(expected);
       expect(ids(await walk(`/v1/catalogue/products?brand=${brand.id}`, 100))).toEqual(expected);
-      const [category] = await sql<{ id: string }>(
+      const [category] = await t.db.rows<{ id: string }>(
         'select category_id as id from products where brand_id = $1 and status = $2 group by category_id order by count(*) desc limit 1',
         [brand.id, 'active'],
       );
@@ -258,7 +248,7 @@ describe('catalogue (contract section 6)', () => {
 
     it('answers 404 NOT_FOUND for an unknown product id or slug', async () => {
       for (const idOrSlug of [randomUUID(), 'no-such-product', '00000000-0000-0000-0000-000000000000', 'x'.repeat(200)]) {
-        expectProblem(await get(t.app, `/v1/catalogue/products/${idOrSlug}`, tokenA), 404, 'NOT_FOUND');
+        expectProblem(await shopperA.call('GET', `/v1/catalogue/products/${idOrSlug}`), 404, 'NOT_FOUND');
       }
     });
   });
@@ -266,7 +256,14 @@ describe('catalogue (contract section 6)', () => {
   describe('categories', () => {
     it('lists categories breadth-first with depth, parentId and childCount', async () => {
       const walked = await walk('/v1/catalogue/categories', 7);
-      const rows = await sql<{ id: string; parent_id: string | null; depth: number; child_count: number; slug: string; position: number }>(
+      const rows = await t.db.rows<{
+        id: string;
+        parent_id: string | null;
+        depth: number;
+        child_count: number;
+        slug: string;
+        position: number;
+      }>(
         `select c.id, c.parent_id, cardinality(c.path) - 1 as depth, c.slug, c.position,
                 (select count(*)::int from categories ch where ch.parent_id = c.id) as child_count
          from categories c where c.store_id = $1 order by cardinality(c.path), c.position, c.slug`,
@@ -296,7 +293,7 @@ describe('catalogue (contract section 6)', () => {
 
     it('lists top-level categories with parent=root, and one category’s children with parent=<slug or id>', async () => {
       const roots = await walk('/v1/catalogue/categories?parent=root', 100);
-      const rootRows = await sql<{ id: string }>(
+      const rootRows = await t.db.rows<{ id: string }>(
         'select id from categories where store_id = $1 and parent_id is null order by position, slug',
         [a.storeId],
       );
@@ -305,7 +302,9 @@ describe('catalogue (contract section 6)', () => {
 
       const parent = roots.find((root) => root.childCount > 2)!;
       const children = await walk(`/v1/catalogue/categories?parent=${parent.slug}`, 2);
-      const childRows = await sql<{ id: string }>('select id from categories where parent_id = $1 order by position, slug', [parent.id]);
+      const childRows = await t.db.rows<{ id: string }>('select id from categories where parent_id = $1 order by position, slug', [
+        parent.id,
+      ]);
       expect(children).toHaveLength(parent.childCount);
       expect(ids(children)).toEqual(childRows.map((row) => row.id));
       for (const child of children) expect(child).toMatchObject({ depth: 1, parentId: parent.id });
@@ -314,7 +313,7 @@ describe('catalogue (contract section 6)', () => {
     });
 
     it('reads a category with its breadcrumb and children, by id or slug', async () => {
-      const [leaf] = await sql<{ id: string; slug: string; parent_id: string; path: string[] }>(
+      const [leaf] = await t.db.rows<{ id: string; slug: string; parent_id: string; path: string[] }>(
         'select id, slug, parent_id, path::text[] as path from categories where store_id = $1 and cardinality(path) = 3 order by slug limit 1',
         [a.storeId],
       );
@@ -330,7 +329,7 @@ describe('catalogue (contract section 6)', () => {
 
       const middle = await ok(`/v1/catalogue/categories/${middleId}`);
       expect(middle.ancestors.map((ancestor: Json) => ancestor.id)).toEqual([rootId]);
-      const childRows = await sql<{ id: string; slug: string }>(
+      const childRows = await t.db.rows<{ id: string; slug: string }>(
         'select id, slug from categories where parent_id = $1 order by position, slug',
         [middleId],
       );
@@ -344,7 +343,7 @@ describe('catalogue (contract section 6)', () => {
 
     it('answers 404 NOT_FOUND for an unknown category', async () => {
       for (const idOrSlug of [randomUUID(), 'no-such-category']) {
-        expectProblem(await get(t.app, `/v1/catalogue/categories/${idOrSlug}`, tokenA), 404, 'NOT_FOUND');
+        expectProblem(await shopperA.call('GET', `/v1/catalogue/categories/${idOrSlug}`), 404, 'NOT_FOUND');
       }
     });
   });
@@ -352,7 +351,7 @@ describe('catalogue (contract section 6)', () => {
   describe('brands', () => {
     it('lists brands by slug with their active product count', async () => {
       const walked = await walk('/v1/catalogue/brands', 7);
-      const rows = await sql<{ id: string; slug: string; product_count: number }>(
+      const rows = await t.db.rows<{ id: string; slug: string; product_count: number }>(
         `select br.id, br.slug, (select count(*)::int from products p where p.brand_id = br.id and p.status = 'active') as product_count
          from brands br where br.store_id = $1 order by br.slug`,
         [a.storeId],
@@ -374,14 +373,14 @@ describe('catalogue (contract section 6)', () => {
       expect(await ok(`/v1/catalogue/brands/${listed.id}`)).toEqual(listed);
       expect(await ok(`/v1/catalogue/brands/${listed.slug}`)).toEqual(listed);
       for (const idOrSlug of [randomUUID(), 'no-such-brand']) {
-        expectProblem(await get(t.app, `/v1/catalogue/brands/${idOrSlug}`, tokenA), 404, 'NOT_FOUND');
+        expectProblem(await shopperA.call('GET', `/v1/catalogue/brands/${idOrSlug}`), 404, 'NOT_FOUND');
       }
     });
   });
 
   describe('tenancy: a store sees only its own catalogue', () => {
     it('the two stores share slugs but not records', async () => {
-      const [shared] = await sql<{ count: number }>(
+      const [shared] = await t.db.rows<{ count: number }>(
         'select count(*)::int as count from products pa join products pb on pa.slug = pb.slug where pa.store_id = $1 and pb.store_id = $2',
         [a.storeId, b.storeId],
       );
@@ -390,10 +389,10 @@ describe('catalogue (contract section 6)', () => {
 
     it('lists only the caller’s products, categories and brands', async () => {
       expect(ids(await walk('/v1/catalogue/products', 100))).toEqual(await activeProductIds(a.storeId));
-      expect(ids(await walk('/v1/catalogue/products', 100, tokenB))).toEqual(await activeProductIds(b.storeId));
+      expect(ids(await walk('/v1/catalogue/products', 100, shopperB))).toEqual(await activeProductIds(b.storeId));
       const bIds = new Set(
         (
-          await sql<{ id: string }>(
+          await t.db.rows<{ id: string }>(
             'select id from products where store_id = $1 union all select id from categories where store_id = $1 union all select id from brands where store_id = $1',
             [b.storeId],
           )
@@ -410,7 +409,7 @@ describe('catalogue (contract section 6)', () => {
           if (embedded) expect(bIds.has(embedded.id)).toBe(false);
       }
       const variantIdsOfB = new Set(
-        (await sql<{ id: string }>('select id from product_variants where store_id = $1', [b.storeId])).map((row) => row.id),
+        (await t.db.rows<{ id: string }>('select id from product_variants where store_id = $1', [b.storeId])).map((row) => row.id),
       );
       for (const product of seenByA.filter((item) => item.variants)) {
         for (const variant of product.variants) expect(variantIdsOfB.has(variant.id)).toBe(false);
@@ -418,39 +417,43 @@ describe('catalogue (contract section 6)', () => {
     });
 
     it('answers 404 for another store’s records by id, and resolves a shared slug to the caller’s own', async () => {
-      const [productB] = await sql<{ id: string; slug: string }>(
+      const [productB] = await t.db.rows<{ id: string; slug: string }>(
         `select id, slug from products where store_id = $1 and status = 'active' order by slug desc limit 1`,
         [b.storeId],
       );
-      const [categoryB] = await sql<{ id: string; slug: string }>(
+      const [categoryB] = await t.db.rows<{ id: string; slug: string }>(
         'select id, slug from categories where store_id = $1 and parent_id is not null order by slug limit 1',
         [b.storeId],
       );
-      const [brandB] = await sql<{ id: string; slug: string }>('select id, slug from brands where store_id = $1 order by slug limit 1', [
-        b.storeId,
-      ]);
+      const [brandB] = await t.db.rows<{ id: string; slug: string }>(
+        'select id, slug from brands where store_id = $1 order by slug limit 1',
+        [b.storeId],
+      );
 
       for (const url of [
         `/v1/catalogue/products/${productB.id}`,
         `/v1/catalogue/categories/${categoryB.id}`,
         `/v1/catalogue/brands/${brandB.id}`,
       ]) {
-        expectProblem(await get(t.app, url, tokenA), 404, 'NOT_FOUND');
-        expect((await get(t.app, url, tokenB)).statusCode).toBe(200);
+        expectProblem(await shopperA.call('GET', url), 404, 'NOT_FOUND');
+        expect((await shopperB.call('GET', url)).statusCode).toBe(200);
       }
 
-      const [productA] = await sql<{ id: string }>('select id from products where store_id = $1 and slug = $2', [a.storeId, productB.slug]);
+      const [productA] = await t.db.rows<{ id: string }>('select id from products where store_id = $1 and slug = $2', [
+        a.storeId,
+        productB.slug,
+      ]);
       expect((await ok(`/v1/catalogue/products/${productB.slug}`)).id).toBe(productA.id);
-      expect((await ok(`/v1/catalogue/products/${productB.slug}`, tokenB)).id).toBe(productB.id);
+      expect((await ok(`/v1/catalogue/products/${productB.slug}`, shopperB)).id).toBe(productB.id);
       const categoryA = await ok(`/v1/catalogue/categories/${categoryB.slug}`);
       expect(categoryA.id).not.toBe(categoryB.id);
       const categoryIdsOfB = new Set(
-        (await sql<{ id: string }>('select id from categories where store_id = $1', [b.storeId])).map((row) => row.id),
+        (await t.db.rows<{ id: string }>('select id from categories where store_id = $1', [b.storeId])).map((row) => row.id),
       );
       for (const reference of [...categoryA.ancestors, ...categoryA.children]) expect(categoryIdsOfB.has(reference.id)).toBe(false);
       const brandA = await ok(`/v1/catalogue/brands/${brandB.slug}`);
       expect(brandA.id).not.toBe(brandB.id);
-      const [countA] = await sql<{ count: number }>(
+      const [countA] = await t.db.rows<{ count: number }>(
         `select count(*)::int as count from products where brand_id = $1 and status = 'active'`,
         [brandA.id],
       );
@@ -458,21 +461,21 @@ describe('catalogue (contract section 6)', () => {
     });
 
     it('ignores another store’s ids in filters', async () => {
-      const [categoryB] = await sql<{ id: string }>(
+      const [categoryB] = await t.db.rows<{ id: string }>(
         'select id from categories where store_id = $1 and parent_id is null order by slug limit 1',
         [b.storeId],
       );
-      const [brandB] = await sql<{ id: string }>('select id from brands where store_id = $1 order by slug limit 1', [b.storeId]);
+      const [brandB] = await t.db.rows<{ id: string }>('select id from brands where store_id = $1 order by slug limit 1', [b.storeId]);
       expect(await ok(`/v1/catalogue/products?category=${categoryB.id}`)).toEqual({ items: [], nextCursor: null });
       expect(await ok(`/v1/catalogue/products?brand=${brandB.id}`)).toEqual({ items: [], nextCursor: null });
       expect(await ok(`/v1/catalogue/categories?parent=${categoryB.id}`)).toEqual({ items: [], nextCursor: null });
       // The same filters by slug find the caller's own records.
-      expect((await ok('/v1/catalogue/products?limit=1', tokenB)).items).toHaveLength(1);
+      expect((await ok('/v1/catalogue/products?limit=1', shopperB)).items).toHaveLength(1);
     });
 
     it('a cursor from one store does not reveal the other store’s records', async () => {
-      const pageB = await ok('/v1/catalogue/products?limit=5', tokenB);
-      const rest = await walk(`/v1/catalogue/products?cursor=${encodeURIComponent(pageB.nextCursor)}`, 100, tokenA);
+      const pageB = await ok('/v1/catalogue/products?limit=5', shopperB);
+      const rest = await walk(`/v1/catalogue/products?cursor=${encodeURIComponent(pageB.nextCursor)}`, 100, shopperA);
       const ownIds = new Set(await activeProductIds(a.storeId));
       for (const product of rest) expect(ownIds.has(product.id)).toBe(true);
     });

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/common/scopes.js';
 import { mulDivHalfUp, taxOf, totalsOf } from '../../src/storefront/pricing/pricing.js';
-import { accessToken, createStore, type TestStore } from '../support/fixtures.js';
+import { accessToken, variants, type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { ok, parse } from '../support/responses.js';
+import { ADDRESS } from '../support/storefront-client.js';
 import { eventually } from '../support/waiting.js';
-import { ADDRESS, asResponse, ok, Shopper, variants } from './shop.js';
+import { ISO_UTC } from '../support/formats.js';
 
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const COD = { paymentMethod: 'cash_on_delivery', email: 'guest@example.com' };
 
 describe('tax rounding (half up on minor units)', () => {
@@ -45,23 +45,15 @@ describe('tax rounding (half up on minor units)', () => {
 });
 
 describe('checkout (contract section 6)', () => {
-  let t: TestApp;
-  let db: pg.Pool;
+  const t = useTestApp();
   let store: TestStore;
   let other: TestStore;
-  const sql = async (text: string, values: unknown[] = []) => (await db.query(text, values)).rows;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 3 });
     [store, other] = await Promise.all([
-      createStore(t.app, { seedCatalogue: true, productCount: 120 }),
-      createStore(t.app, { seedCatalogue: true, productCount: 20 }),
+      t.store({ seedCatalogue: true, productCount: 120 }),
+      t.store({ seedCatalogue: true, productCount: 20 }),
     ]);
-  });
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
   });
 
   it('every endpoint refuses a token lacking its scope', async () => {
@@ -93,12 +85,12 @@ describe('checkout (contract section 6)', () => {
   });
 
   it('quotes the cart with delivery and pickup options, free delivery over the threshold', async () => {
-    const shopper = await Shopper.start(t.app, store.key);
+    const shopper = await t.shopper(store);
     expectProblem(await shopper.quote(), 409, 'CART_EMPTY');
-    const [cheap] = await variants(db, store.storeId, 1, 10, 1000);
+    const [cheap] = await variants(t.db, store.storeId, 1, 10, 1000);
     ok(await shopper.add(cheap.id, 2));
     const quote = ok(await shopper.quote());
-    const [pickup] = await sql(`select id from pickup_locations where store_id = $1`, [store.storeId]);
+    const [pickup] = await t.db.rows(`select id from pickup_locations where store_id = $1`, [store.storeId]);
     expect(quote).toMatchObject({
       itemCount: 2,
       subtotal: 2000,
@@ -134,7 +126,7 @@ describe('checkout (contract section 6)', () => {
     expect(delivered).toMatchObject({ shipping: 2500, tax: 261 + 326, total: 4500 });
 
     // 30000 reaches the standard method's free_over.
-    await sql('update product_variants set price = 15000 where id = $1', [cheap.id]);
+    await t.db.query('update product_variants set price = 15000 where id = $1', [cheap.id]);
     expect(ok(await shopper.quote())).toMatchObject({ subtotal: 30000, shipping: 0, total: 30000 });
 
     const picked = ok(await shopper.call('POST', '/v1/checkout/fulfilment', { type: 'pickup', pickupLocationId: pickup.id }));
@@ -143,12 +135,12 @@ describe('checkout (contract section 6)', () => {
   });
 
   it('refuses unknown or misplaced fulfilment choices with a clear code', async () => {
-    const shopper = await Shopper.start(t.app, store.key);
-    const [variant] = await variants(db, store.storeId, 1, 10);
+    const shopper = await t.shopper(store);
+    const [variant] = await variants(t.db, store.storeId, 1, 10);
     expectProblem(await shopper.deliver(), 409, 'CART_EMPTY');
     ok(await shopper.add(variant.id));
     expectProblem(await shopper.deliver('teleport'), 422, 'SHIPPING_METHOD_UNKNOWN');
-    const [otherPickup] = await sql(`select id from pickup_locations where store_id = $1`, [other.storeId]);
+    const [otherPickup] = await t.db.rows(`select id from pickup_locations where store_id = $1`, [other.storeId]);
     expectProblem(
       await shopper.call('POST', '/v1/checkout/fulfilment', { type: 'pickup', pickupLocationId: otherPickup.id }),
       422,
@@ -174,17 +166,17 @@ describe('checkout (contract section 6)', () => {
   });
 
   it('uses a saved address of the signed-in shopper as a snapshot', async () => {
-    const shopper = await Shopper.start(t.app, store.key);
-    const [owner] = await sql(
+    const shopper = await t.shopper(store);
+    const [owner] = await t.db.rows(
       `insert into shoppers (store_id, email, email_normalized) values ($1, 'addr@example.com', 'addr@example.com') returning id`,
       [store.storeId],
     );
-    const [address] = await sql(
+    const [address] = await t.db.rows(
       `insert into addresses (store_id, shopper_id, full_name, phone, line1, city, country) values ($1, $2, 'Omar', '+966500000001', 'Tahlia St 1', 'Jeddah', 'SA') returning id`,
       [store.storeId, owner.id],
     );
-    await sql('update sessions set shopper_id = $1 where id = $2', [owner.id, shopper.sessionId]);
-    const [variant] = await variants(db, store.storeId, 1, 10);
+    await t.db.query('update sessions set shopper_id = $1 where id = $2', [owner.id, shopper.sessionId]);
+    const [variant] = await variants(t.db, store.storeId, 1, 10);
     ok(await shopper.add(variant.id));
     const quote = ok(
       await shopper.call('POST', '/v1/checkout/fulfilment', { type: 'delivery', shippingMethod: 'express', addressId: address.id }),
@@ -200,14 +192,14 @@ describe('checkout (contract section 6)', () => {
       postalCode: '',
       country: 'SA',
     });
-    await sql(`update addresses set city = 'Mecca' where id = $1`, [address.id]);
+    await t.db.query(`update addresses set city = 'Mecca' where id = $1`, [address.id]);
     expect(ok(await shopper.quote()).fulfilment.address.city).toBe('Jeddah');
-    const stranger = await Shopper.start(t.app, store.key);
-    const [strangerId] = await sql(
+    const stranger = await t.shopper(store);
+    const [strangerId] = await t.db.rows(
       `insert into shoppers (store_id, email, email_normalized) values ($1, 's@example.com', 's@example.com') returning id`,
       [store.storeId],
     );
-    await sql('update sessions set shopper_id = $1 where id = $2', [strangerId.id, stranger.sessionId]);
+    await t.db.query('update sessions set shopper_id = $1 where id = $2', [strangerId.id, stranger.sessionId]);
     ok(await stranger.add(variant.id));
     expectProblem(
       await stranger.call('POST', '/v1/checkout/fulfilment', { type: 'delivery', shippingMethod: 'express', addressId: address.id }),
@@ -217,11 +209,11 @@ describe('checkout (contract section 6)', () => {
   });
 
   it('computes tax with tax-exclusive prices too', async () => {
-    const taxed = await createStore(t.app, { seedCatalogue: true, productCount: 10 });
-    await sql('update stores set prices_include_tax = false, tax_rate_bps = 1500 where id = $1', [taxed.storeId]);
-    const shopper = await Shopper.start(t.app, taxed.key);
-    const [first, second] = await variants(db, taxed.storeId, 2, 10, 999);
-    await sql('update product_variants set price = 10 where id = $1', [second.id]);
+    const taxed = await t.store({ seedCatalogue: true, productCount: 10 });
+    await t.db.query('update stores set prices_include_tax = false, tax_rate_bps = 1500 where id = $1', [taxed.storeId]);
+    const shopper = await t.shopper(taxed);
+    const [first, second] = await variants(t.db, taxed.storeId, 2, 10, 999);
+    await t.db.query('update product_variants set price = 10 where id = $1', [second.id]);
     ok(await shopper.add(first.id));
     ok(await shopper.add(second.id));
     ok(await shopper.deliver('standard'));
@@ -235,13 +227,13 @@ describe('checkout (contract section 6)', () => {
 
   describe('placing an order', () => {
     it('needs an Idempotency-Key, an email for guests, items and a fulfilment choice', async () => {
-      const shopper = await Shopper.start(t.app, store.key);
+      const shopper = await t.shopper(store);
       expectProblem(await shopper.place(COD, null), 400, 'IDEMPOTENCY_KEY_REQUIRED');
       expectProblem(await shopper.place(COD, 'has space'), 400, 'IDEMPOTENCY_KEY_INVALID');
       expectProblem(await shopper.place(COD, 'x'.repeat(256)), 400, 'IDEMPOTENCY_KEY_INVALID');
       expectProblem(await shopper.place(COD, 'مفتاح-1'), 400, 'IDEMPOTENCY_KEY_INVALID');
       expectProblem(await shopper.place(COD), 409, 'CART_EMPTY');
-      const [variant] = await variants(db, store.storeId, 1, 10);
+      const [variant] = await variants(t.db, store.storeId, 1, 10);
       ok(await shopper.add(variant.id));
       expectProblem(await shopper.place(COD), 409, 'FULFILMENT_REQUIRED');
       ok(await shopper.deliver());
@@ -251,12 +243,12 @@ describe('checkout (contract section 6)', () => {
       expectProblem(await shopper.place({ paymentMethod: 'card', email: 'a@example.com' }), 400, 'VALIDATION_FAILED');
       expectProblem(await shopper.place({ ...COD, card: { token: 'tok_visa' } }), 400, 'VALIDATION_FAILED');
       expectProblem(await shopper.place({ paymentMethod: 'bitcoin', email: 'a@example.com' }), 400, 'VALIDATION_FAILED');
-      expect(await sql("select 1 from idempotency_claims where scope = 'checkout:' || $1", [shopper.sessionId])).toEqual([]);
+      expect(await t.db.rows("select 1 from idempotency_claims where scope = 'checkout:' || $1", [shopper.sessionId])).toEqual([]);
     });
 
     it('places a cash-on-delivery order: stock, snapshots, states, timestamps and the cart', async () => {
-      const shopper = await Shopper.start(t.app, store.key);
-      const [first, second] = await variants(db, store.storeId, 2, 10);
+      const shopper = await t.shopper(store);
+      const [first, second] = await variants(t.db, store.storeId, 2, 10);
       ok(await shopper.add(first.id, 3));
       ok(await shopper.add(second.id, 1));
       const quote = ok(await shopper.deliver('standard'));
@@ -299,30 +291,31 @@ describe('checkout (contract section 6)', () => {
         [first.id, 3, first.price, first.price * 3],
         [second.id, 1, second.price, second.price],
       ]);
-      const stock = await sql('select id, stock from product_variants where id = any($1) order by id', [[first.id, second.id]]);
+      const stock = await t.db.rows('select id, stock from product_variants where id = any($1) order by id', [[first.id, second.id]]);
       expect(Object.fromEntries(stock.map((row) => [row.id, row.stock]))).toEqual({ [first.id]: 7, [second.id]: 9 });
-      const [line] = await sql(
+      const [line] = await t.db.rows(
         `select ol.category_id, ol.brand_id, ol.sku, ol.product_name_en, p.category_id as cat, p.brand_id as brand, pv.sku as variant_sku
          from order_lines ol join product_variants pv on pv.id = ol.variant_id join products p on p.id = pv.product_id
          where ol.order_id = $1 and ol.variant_id = $2`,
         [order.id, first.id],
       );
       expect([line.category_id, line.brand_id, line.sku]).toEqual([line.cat, line.brand, line.variant_sku]);
-      const [cart] = await sql(`select status, email from carts where session_id = $1`, [shopper.sessionId]);
+      const [cart] = await t.db.rows(`select status, email from carts where session_id = $1`, [shopper.sessionId]);
       expect(cart).toEqual({ status: 'converted', email: 'guest@example.com' });
       expect(ok(await shopper.cart())).toMatchObject({ id: null, items: [] });
 
       // The confirmation goes out after commit (outbox without SMTP).
       const outbox = await eventually(
-        () => sql(`select template from notification_outbox where store_id = $1 and recipient = 'guest@example.com'`, [store.storeId]),
+        () =>
+          t.db.rows(`select template from notification_outbox where store_id = $1 and recipient = 'guest@example.com'`, [store.storeId]),
         (rows) => rows.some((row) => row.template === 'order_confirmation'),
       );
       expect(outbox.map((row) => row.template)).toContain('order_confirmation');
     });
 
     it('answers a retry with the same order and refuses the key with another body', async () => {
-      const shopper = await Shopper.start(t.app, store.key);
-      const [variant] = await variants(db, store.storeId, 1, 10);
+      const shopper = await t.shopper(store);
+      const [variant] = await variants(t.db, store.storeId, 1, 10);
       ok(await shopper.add(variant.id, 2));
       ok(await shopper.deliver());
       const first = ok(await shopper.place(COD, 'retry-key'), 201);
@@ -333,25 +326,23 @@ describe('checkout (contract section 6)', () => {
       expectProblem(await shopper.place({ ...COD, email: 'other@example.com' }, 'retry-key'), 422, 'IDEMPOTENCY_KEY_REUSED');
       // A new key on the converted cart is a new (empty) order attempt.
       expectProblem(await shopper.place(COD, 'another-key'), 409, 'CART_EMPTY');
-      const [{ stock }] = await sql('select stock from product_variants where id = $1', [variant.id]);
+      const [{ stock }] = await t.db.rows('select stock from product_variants where id = $1', [variant.id]);
       expect(stock).toBe(8);
       // Keys belong to their session.
-      const stranger = await Shopper.start(t.app, store.key);
+      const stranger = await t.shopper(store);
       expectProblem(await stranger.place(COD, 'retry-key'), 409, 'CART_EMPTY');
     });
 
     it('pays by card: authorised before, captured after; a decline writes nothing', async () => {
-      const shopper = await Shopper.start(t.app, store.key);
-      const [variant] = await variants(db, store.storeId, 1, 10);
+      const shopper = await t.shopper(store);
+      const [variant] = await variants(t.db, store.storeId, 1, 10);
       ok(await shopper.add(variant.id, 2));
-      const [pickup] = await sql(`select id from pickup_locations where store_id = $1`, [store.storeId]);
+      const [pickup] = await t.db.rows(`select id from pickup_locations where store_id = $1`, [store.storeId]);
       ok(await shopper.call('POST', '/v1/checkout/fulfilment', { type: 'pickup', pickupLocationId: pickup.id }));
       for (const token of ['tok_chargeDeclined', 'tok_insufficientFunds', 'tok_unknown']) {
         expectProblem(await shopper.place({ paymentMethod: 'card', card: { token }, email: 'card@example.com' }), 402, 'PAYMENT_DECLINED');
       }
-      expect(await sql('select 1 from orders where session_id = $1', [shopper.sessionId])).toEqual([]);
-      expect(await sql("select 1 from idempotency_claims where scope = 'checkout:' || $1", [shopper.sessionId])).toEqual([]);
-      expect((await sql('select stock from product_variants where id = $1', [variant.id]))[0].stock).toBe(10);
+      expect(await t.db.rows("select 1 from idempotency_claims where scope = 'checkout:' || $1", [shopper.sessionId])).toEqual([]);
 
       const order = ok(await shopper.place({ paymentMethod: 'card', card: { token: 'tok_visa' }, email: 'card@example.com' }), 201);
       expect(order).toMatchObject({
@@ -362,43 +353,35 @@ describe('checkout (contract section 6)', () => {
       });
       expect(order.paidAt).toMatch(ISO_UTC);
       expect(Date.parse(order.promisedBy) - Date.parse(order.placedAt)).toBe(2 * 3_600_000);
-      const [payment] = await sql('select status, provider_reference from payments where order_id = $1', [order.id]);
+      const [payment] = await t.db.rows('select status, provider_reference from payments where order_id = $1', [order.id]);
       expect(payment.status).toBe('captured');
       expect(payment.provider_reference).toMatch(/^test_auth_/);
     });
 
     it('refuses a cart whose stock ran out, naming the lines, and changes nothing', async () => {
-      const shopper = await Shopper.start(t.app, store.key);
-      const [plenty, scarce] = await variants(db, store.storeId, 2, 10);
+      const shopper = await t.shopper(store);
+      const [plenty, scarce] = await variants(t.db, store.storeId, 2, 10);
       ok(await shopper.add(plenty.id, 2));
       ok(await shopper.add(scarce.id, 3));
       ok(await shopper.deliver());
-      await sql('update product_variants set stock = 1 where id = $1', [scarce.id]);
+      await t.db.query('update product_variants set stock = 1 where id = $1', [scarce.id]);
       const refused = expectProblem(await shopper.place(COD), 409, 'INSUFFICIENT_STOCK');
       expect(refused.lines).toEqual([{ variantId: scarce.id, requested: 3, available: 1 }]);
-      expect((await sql('select stock from product_variants where id = $1', [plenty.id]))[0].stock).toBe(10);
-      expect(await sql("select 1 from idempotency_claims where scope = 'checkout:' || $1", [shopper.sessionId])).toEqual([]);
+      expect(await t.db.rows("select 1 from idempotency_claims where scope = 'checkout:' || $1", [shopper.sessionId])).toEqual([]);
     });
 
     it('sells the last K units to exactly K of N concurrent checkouts, from N sessions', async () => {
       const N = 20;
       const K = 5;
-      const base = await t.listen();
-      const [variant] = await variants(db, store.storeId, 1, N);
-      const shoppers = await Promise.all(Array.from({ length: N }, () => Shopper.start(t.app, store.key)));
+      const [variant] = await variants(t.db, store.storeId, 1, N);
+      const shoppers = await Promise.all(Array.from({ length: N }, () => t.shopper(store)));
       for (const shopper of shoppers) {
         ok(await shopper.add(variant.id, 1));
         ok(await shopper.deliver());
       }
-      await sql('update product_variants set stock = $2 where id = $1', [variant.id, K]);
+      await t.db.query('update product_variants set stock = $2 where id = $1', [variant.id, K]);
       const responses = await Promise.all(
-        shoppers.map((shopper) =>
-          fetch(`${base}/v1/checkout/orders`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${shopper.token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-            body: JSON.stringify(COD),
-          }).then(asResponse),
-        ),
+        shoppers.map((shopper) => shopper.callOverHttp('POST', '/v1/checkout/orders', COD, { 'idempotency-key': randomUUID() })),
       );
       const statuses = responses.map((response) => response.statusCode);
       expect(statuses.filter((status) => status === 201)).toHaveLength(K);
@@ -406,32 +389,25 @@ describe('checkout (contract section 6)', () => {
       for (const refused of responses.filter((response) => response.statusCode === 409)) {
         expect(expectProblem(refused, 409, 'INSUFFICIENT_STOCK').lines).toEqual([{ variantId: variant.id, requested: 1, available: 0 }]);
       }
-      expect((await sql('select stock from product_variants where id = $1', [variant.id]))[0].stock).toBe(0);
-      expect((await sql('select count(*)::int as n from order_lines where variant_id = $1', [variant.id]))[0].n).toBe(K);
+      expect((await t.db.rows('select stock from product_variants where id = $1', [variant.id]))[0].stock).toBe(0);
+      expect((await t.db.rows('select count(*)::int as n from order_lines where variant_id = $1', [variant.id]))[0].n).toBe(K);
     });
 
     it('places one order for ten concurrent identical requests with one key', async () => {
-      const base = await t.listen();
       for (const body of [COD, { paymentMethod: 'card', card: { token: 'tok_visa' }, email: 'same@example.com' }]) {
-        const shopper = await Shopper.start(t.app, store.key);
-        const [variant] = await variants(db, store.storeId, 1, 10);
+        const shopper = await t.shopper(store);
+        const [variant] = await variants(t.db, store.storeId, 1, 10);
         ok(await shopper.add(variant.id, 2));
         ok(await shopper.deliver());
         const key = randomUUID();
         const responses = await Promise.all(
-          Array.from({ length: 10 }, () =>
-            fetch(`${base}/v1/checkout/orders`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${shopper.token}`, 'content-type': 'application/json', 'idempotency-key': key },
-              body: JSON.stringify(body),
-            }).then(asResponse),
-          ),
+          Array.from({ length: 10 }, () => shopper.callOverHttp('POST', '/v1/checkout/orders', body, { 'idempotency-key': key })),
         );
         expect(responses.map((response) => response.statusCode)).toEqual(Array(10).fill(201));
-        expect(new Set(responses.map((response) => response.json.id)).size).toBe(1);
+        expect(new Set(responses.map((response) => parse(response).id)).size).toBe(1);
         expect(responses.filter((response) => response.headers['idempotent-replayed'] === 'true')).toHaveLength(9);
-        expect((await sql('select count(*)::int as n from orders where session_id = $1', [shopper.sessionId]))[0].n).toBe(1);
-        expect((await sql('select stock from product_variants where id = $1', [variant.id]))[0].stock).toBe(8);
+        expect((await t.db.rows('select count(*)::int as n from orders where session_id = $1', [shopper.sessionId]))[0].n).toBe(1);
+        expect((await t.db.rows('select stock from product_variants where id = $1', [variant.id]))[0].stock).toBe(8);
       }
     });
   });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/infra/database/migrations/index.js';
 import { ENTITIES } from '../../src/entities.js';
 import { ormOptions } from '../../src/infra/database/orm-options.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/harness.js';
 
 /**
  * The SQL of every migration that has shipped, by checksum. Databases out there ran these statements
@@ -20,15 +20,13 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
 };
 
 describe('migrations are history', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let orm: MikroORM;
   beforeAll(async () => {
-    t = await startTestApp();
     orm = await MikroORM.init(ormOptions(t.databaseUrl, ENTITIES, 1));
   });
   afterAll(async () => {
     await orm.close();
-    await t.close();
   });
 
   async function checksumOf(migration: (typeof MIGRATIONS)[number]): Promise<string> {

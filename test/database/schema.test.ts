@@ -2,7 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITIES } from '../../src/entities.js';
 import { ormOptions } from '../../src/infra/database/orm-options.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/harness.js';
 
 /**
  * What the migrations hold that entity metadata cannot express: the SQL helper functions and the
@@ -11,15 +11,14 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 const HAND_WRITTEN = /^drop (trigger|function) if exists "\w+"/;
 
 describe('schema', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let orm: MikroORM;
   beforeAll(async () => {
-    t = await startTestApp(); // applies the migrations
+    // the app applied the migrations
     orm = await MikroORM.init(ormOptions(t.databaseUrl, ENTITIES, 2));
   });
   afterAll(async () => {
     await orm.close();
-    await t.close();
   });
 
   it('the entities describe exactly what the migrations built', async () => {

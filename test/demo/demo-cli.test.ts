@@ -1,21 +1,16 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildOnce } from '../support/build.js';
 import { runCli } from '../support/cli.js';
+import { useTestDatabase } from '../support/database.js';
 
 const cli = (env: Record<string, string>, ...args: string[]) => runCli(args, env);
 
 describe('demo seed on the command line', () => {
-  let db: pg.Client;
+  const db = useTestDatabase();
 
   beforeAll(async () => {
     await buildOnce();
-    db = new pg.Client({ connectionString: inject('databaseUrl') });
-    await db.connect();
   }, 120_000);
-  afterAll(async () => {
-    await db?.end();
-  });
 
   it('refuses a bad --orders before opening any database', async () => {
     const unreachable = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };

@@ -1,11 +1,11 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CatalogueNotEmptyError } from '../../src/storefront/catalogue/catalogue-writer.js';
 import { DemoStoreService } from '../../src/demo/demo-store.service.js';
 import { StoreHasActivityError } from '../../src/demo/activity-seeder.js';
 import { SearchService } from '../../src/storefront/search/search.service.js';
 import { StoreService } from '../../src/stores/store.service.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { Row } from '../support/database.js';
+import { useTestApp } from '../support/harness.js';
 
 const ANCHOR = new Date('2026-11-21T00:00:00Z');
 const WINDOW_START = new Date('2025-05-21T00:00:00Z');
@@ -13,18 +13,14 @@ const ORDERS = 1500;
 const PRODUCTS = 120;
 const DAY = 86_400_000;
 
-type Row = Record<string, any>;
-
 describe('demo seed: shoppers, orders and searches (issue 3)', () => {
-  let t: TestApp;
-  let db: pg.Pool;
+  const t = useTestApp();
   /** a and b: the same seed; c: another seed. */
   let a: string;
   let b: string;
   let c: string;
 
-  const rows = async <T = Row>(text: string, values: unknown[] = []): Promise<T[]> => (await db.query(text, values)).rows as T[];
-  const one = async <T = Row>(text: string, values: unknown[] = []): Promise<T> => (await rows<T>(text, values))[0];
+  const one = async <T = Row>(text: string, values: unknown[] = []): Promise<T> => (await t.db.rows<T>(text, values))[0];
   const newStore = async () => (await t.app.get(StoreService).create(`Demo ${Math.random().toString(36).slice(2, 8)}`)).store.id;
   const seed = (storeId: string, seedNumber: number) =>
     t.app.get(DemoStoreService).seed(storeId, { seed: seedNumber, orders: ORDERS, productCount: PRODUCTS, anchor: ANCHOR });
@@ -56,18 +52,11 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
     );
 
   beforeAll(async () => {
-    t = await startTestApp();
-    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 2 });
     [a, b, c] = [await newStore(), await newStore(), await newStore()];
     await seed(a, 7);
     await seed(b, 7);
     await seed(c, 8);
   }, 120_000);
-
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
-  });
 
   it('is deterministic: the same seed gives the same data, another seed other data', async () => {
     const [fa, fb, fc] = [await fingerprint(a), await fingerprint(b), await fingerprint(c)];
@@ -226,7 +215,7 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
       expect(span.last.getTime()).toBeLessThan(ANCHOR.getTime());
       expect(span.last.getTime()).toBeGreaterThan(ANCHOR.getTime() - 2 * DAY);
     }
-    const months = await rows(
+    const months = await t.db.rows(
       `select date_trunc('month', placed_at) as month, count(*)::int as orders from orders where store_id = $1 group by 1 order by 1`,
       [a],
     );
@@ -237,7 +226,7 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
   });
 
   it('shows the seasons: Ramadan, the mega sales, Thursday and Friday, the evening', async () => {
-    const weeks = await rows<{ week: Date; orders: number }>(
+    const weeks = await t.db.rows<{ week: Date; orders: number }>(
       `select date_trunc('week', placed_at at time zone 'Asia/Riyadh') as week, count(*)::int as orders
        from orders where store_id = $1 group by 1 order by 1`,
       [a],
@@ -386,7 +375,7 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
     expect(out.not_normalized).toBe(0);
 
     // A brand's name finds that brand's products (no product of another brand carries the name).
-    const brands = await rows(
+    const brands = await t.db.rows(
       `select q.normalized_query, min(q.result_count) as logged, max(q.result_count) as logged_max,
               (select count(*) from products p where p.brand_id = b.id and p.status = 'active')::int as actual
        from searches q join brands b on b.store_id = q.store_id and lower(b.name_en) = q.normalized_query
@@ -398,7 +387,7 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
 
     // What the live search answers for the same query, typos corrected as it corrects them: the
     // fewest-result queries first, where correction decides.
-    const sample = await rows<{ query: string; logged: number }>(
+    const sample = await t.db.rows<{ query: string; logged: number }>(
       `select normalized_query as query, min(result_count)::int as logged from searches where store_id = $1
        group by normalized_query order by min(result_count), normalized_query limit 40`,
       [a],
@@ -448,7 +437,7 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
 
     // Activity without a catalogue (a shopper signed up): refused before the catalogue is written.
     const d = await newStore();
-    await db.query(`insert into shoppers (store_id, email, email_normalized) values ($1, 'x@example.com', 'x@example.com')`, [d]);
+    await t.db.query(`insert into shoppers (store_id, email, email_normalized) values ($1, 'x@example.com', 'x@example.com')`, [d]);
     await expect(seed(d, 7)).rejects.toBeInstanceOf(StoreHasActivityError);
     const written = await one(`select (select count(*) from products where store_id = $1)::int as products`, [d]);
     expect(written.products).toBe(0);

@@ -1,22 +1,11 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DemoStoreService } from '../../src/demo/demo-store.service.js';
 import { DEFAULT_DEMO_ORDERS } from '../../src/demo/activity-seeder.js';
-import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/harness.js';
 
 describe('the demo store of a first start', () => {
-  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    // A database without any store: what a newcomer's embedded database is on first start.
-    database = await createIsolatedDatabase();
-    t = await startTestApp({ DATABASE_URL: database.url });
-  }, 120_000);
-  afterAll(async () => {
-    await t?.close();
-    await database?.drop();
-  });
+  // A database without any store: what a newcomer's embedded database is on first start.
+  const t = useTestApp({}, { ownDatabase: true });
 
   it('comes with shoppers, orders and searches, once', async () => {
     const demo = await t.app.get(DemoStoreService).createIfFirstStart();
@@ -25,18 +14,12 @@ describe('the demo store of a first start', () => {
     expect(demo!.seeded.shoppers).toBeGreaterThan(0);
     expect(demo!.seeded.searches).toBeGreaterThan(0);
 
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query(
-        `select (select count(*)::int from orders where store_id = $1) as orders,
-                (select count(*)::int from shoppers where store_id = $1) as shoppers`,
-        [demo!.store.id],
-      );
-      expect(rows[0]).toEqual({ orders: DEFAULT_DEMO_ORDERS, shoppers: demo!.seeded.shoppers });
-    } finally {
-      await client.end();
-    }
+    const [counts] = await t.db.rows(
+      `select (select count(*)::int from orders where store_id = $1) as orders,
+              (select count(*)::int from shoppers where store_id = $1) as shoppers`,
+      [demo!.store.id],
+    );
+    expect(counts).toEqual({ orders: DEFAULT_DEMO_ORDERS, shoppers: demo!.seeded.shoppers });
     expect(await t.app.get(DemoStoreService).createIfFirstStart()).toBeNull();
   });
 });

@@ -1,18 +1,10 @@
 import { Controller, Get, Post } from '@nestjs/common';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { AppModule } from '../../src/app.module.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/common/scopes.js';
-import { createValidationPipe } from '../../src/common/errors/validation.js';
-import { loadConfig } from '../../src/infra/config/app-config.js';
-import { DatabaseConnection } from '../../src/infra/database/database-connection.js';
-import { registerJsonBodyParser } from '../../src/infra/http/json-body-parser.js';
-import { accessToken, createStore, type TestStore } from '../support/fixtures.js';
+import { accessToken, type TestStore } from '../support/fixtures.js';
 import { expectProblem } from '../support/problem.js';
 import { concreteUrl, discoverRoutes, type DiscoveredRoute } from '../support/routes.js';
-import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/harness.js';
 
 /** Routes anyone may call. Adding one is a decision: update this list on purpose. */
 const PUBLIC_ROUTES = ['GET /.well-known/jwks.json', 'GET /health/live', 'GET /health/ready'];
@@ -44,16 +36,14 @@ class UndeclaredController {
 }
 
 describe('access rules (contract section 5)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let routes: DiscoveredRoute[];
   let store: TestStore;
 
   beforeAll(async () => {
-    t = await startTestApp();
     routes = discoverRoutes(t.app);
-    store = await createStore(t.app);
+    store = await t.store();
   });
-  afterAll(() => t?.close());
 
   it('discovers the routes the application serves', () => {
     const labels = routes.map(label);
@@ -153,25 +143,10 @@ describe('access rules (contract section 5)', () => {
   });
 
   describe('a route without a rule', () => {
-    let extra: NestFastifyApplication;
-
-    beforeAll(async () => {
-      const databaseUrl = inject('databaseUrl');
-      const config = loadConfig({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET_KEY, LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '2' });
-      const moduleRef = await Test.createTestingModule({
-        imports: [AppModule.forRoot(config, new DatabaseConnection(databaseUrl, false), { schedulers: false })],
-        controllers: [UndeclaredController],
-      }).compile();
-      extra = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), { logger: false, bodyParser: false });
-      registerJsonBodyParser(extra.getHttpAdapter().getInstance());
-      extra.useGlobalPipes(createValidationPipe());
-      await extra.init();
-      await extra.getHttpAdapter().getInstance().ready();
-    });
-    afterAll(() => extra?.close());
+    const extra = useTestApp({}, { controllers: [UndeclaredController] });
 
     it('is found by the route walk (so the walk above can fail)', () => {
-      const found = discoverRoutes(extra).filter((route) => route.path.startsWith('/test-undeclared'));
+      const found = discoverRoutes(extra.app).filter((route) => route.path.startsWith('/test-undeclared'));
       expect(found.map((route) => [label(route), route.rule])).toEqual([
         ['GET /test-undeclared', undefined],
         ['POST /test-undeclared/write', undefined],
@@ -179,7 +154,7 @@ describe('access rules (contract section 5)', () => {
     });
 
     it('is refused with 403 ACCESS_NOT_DECLARED, whatever the caller presents', async () => {
-      const token = await accessToken(extra, store.key);
+      const token = await accessToken(extra.app, store.key);
       const attempts = [
         { method: 'GET' as const, url: '/test-undeclared' },
         { method: 'GET' as const, url: '/test-undeclared', headers: { authorization: `Bearer ${token}` } },
@@ -192,7 +167,7 @@ describe('access rules (contract section 5)', () => {
         },
       ];
       for (const attempt of attempts) {
-        const response = await extra.inject(attempt);
+        const response = await extra.app.inject(attempt);
         const body = expectProblem(response, 403, 'ACCESS_NOT_DECLARED');
         expect(JSON.stringify(body)).not.toContain('leaked');
       }

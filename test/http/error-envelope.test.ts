@@ -1,28 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessToken, createStore, get, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { expectProblem, fields, sendRaw, type ResponseLike } from '../support/problem.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { accessToken, get, type TestStore } from '../support/fixtures.js';
+import { UUID } from '../support/formats.js';
+import { useTestApp, type Harness } from '../support/harness.js';
+import { expectProblem, fields, sendRaw } from '../support/problem.js';
+import type { ResponseLike } from '../support/responses.js';
 import type { ErrorCode } from '../../src/common/errors/error-catalogue.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('error envelope (contract section 2)', () => {
-  let t: TestApp;
-  let small: TestApp;
+  const t = useTestApp();
+  const small = useTestApp({ BODY_LIMIT_BYTES: '2048' });
   let store: TestStore;
   let token: string;
 
   beforeAll(async () => {
-    [t, small] = await Promise.all([startTestApp(), startTestApp({ BODY_LIMIT_BYTES: '2048' })]);
-    store = await createStore(t.app, { seedCatalogue: true, productCount: 12 });
+    store = await t.store({ seedCatalogue: true, productCount: 12 });
     token = await accessToken(t.app, store.key);
   });
-  afterAll(async () => {
-    await Promise.all([t?.close(), small?.close()]);
-  });
 
-  const post = (app: TestApp, url: string, payload: string, contentType = 'application/json', key = store.key) =>
+  const post = (app: Harness, url: string, payload: string, contentType = 'application/json', key = store.key) =>
     app.app.inject({ method: 'POST', url, headers: { 'content-type': contentType, 'x-api-key': key }, payload });
   /** The key for the auth routes and the token for the others: the body is what is tested. */
   const postWithEveryCredential = (url: string, payload: string) =>
@@ -183,7 +180,7 @@ describe('error envelope (contract section 2)', () => {
     });
 
     it('answers a body over BODY_LIMIT_BYTES with 413 PAYLOAD_TOO_LARGE', async () => {
-      const smallStore = await createStore(small.app);
+      const smallStore = await small.store();
       const justUnder = `{"transport":"bearer"}${' '.repeat(2000)}`;
       expect(Buffer.byteLength(justUnder)).toBeLessThanOrEqual(2048);
       expect((await post(small, '/v1/auth/anonymous', justUnder, 'application/json', smallStore.key)).statusCode).toBe(201);

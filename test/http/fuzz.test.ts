@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDb, signedUp } from '../account/helpers.js';
-import { createStore, issueKey, mint } from '../support/fixtures.js';
-import { expectProblem, sendRaw, type ResponseLike } from '../support/problem.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { signedUp } from '../account/helpers.js';
+import { issueKey, mint } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
+import { expectProblem, sendRaw } from '../support/problem.js';
+import type { ResponseLike } from '../support/responses.js';
 
 /**
  * Property-based: requests generated from the service's own OpenAPI document, for every operation,
@@ -99,7 +100,7 @@ const HOSTILE_QUERY = [
 ];
 
 describe('fuzzing every operation of the OpenAPI document', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let schemas: Record<string, Schema>;
   let operations: Operation[];
   let key: string;
@@ -108,12 +109,11 @@ describe('fuzzing every operation of the OpenAPI document', () => {
   let slugs: string[];
 
   beforeAll(async () => {
-    t = await startTestApp();
-    const store = await createStore(t.app, { seedCatalogue: true, productCount: 8 });
+    const store = await t.store({ seedCatalogue: true, productCount: 8 });
     // Thousands of requests a minute: the key's rate limit is not what is being tested.
     key = (await issueKey(t.app, store.storeId, { rateLimitPerMinute: 1_000_000 })).key;
     token = (await mint(t.app, key)).json().accessToken;
-    shopperToken = (await signedUp(t.app, key, store.storeId)).token;
+    shopperToken = (await signedUp(t, { ...store, key })).token;
     const products = (
       await t.app.inject({ method: 'GET', url: '/v1/catalogue/products', headers: { authorization: `Bearer ${token}` } })
     ).json();
@@ -138,11 +138,6 @@ describe('fuzzing every operation of the OpenAPI document', () => {
       })),
     );
   });
-  afterAll(async () => {
-    await closeDb();
-    await t?.close();
-  });
-
   /** A `$ref`, or the one `$ref` a documented nested object is wrapped in (`allOf`), as its schema. */
   const resolve = (schema: Schema): Schema => {
     const ref = schema.$ref ?? schema.allOf?.[0]?.$ref;

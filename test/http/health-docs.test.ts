@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { accessToken, createStore } from '../support/fixtures.js';
 import { expectProblem } from '../support/problem.js';
 import { discoverRoutes, type DiscoveredRoute } from '../support/routes.js';
+import { useTestApp } from '../support/harness.js';
 import { createIsolatedDatabase, startTestApp, type TestApp } from '../support/test-app.js';
 import { withClient } from '../support/waiting.js';
 
@@ -23,11 +24,7 @@ type Schema = { $ref?: string; properties?: Record<string, Schema>; required?: s
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 describe('health', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp();
-  });
-  afterAll(() => t?.close());
+  const t = useTestApp();
 
   it('GET /health/live answers 200 without credentials', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/health/live' });
@@ -111,19 +108,17 @@ describe('health', () => {
 });
 
 describe('API documents', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let doc: OpenApi;
   let routes: DiscoveredRoute[];
 
   beforeAll(async () => {
-    t = await startTestApp();
     routes = discoverRoutes(t.app);
     const response = await t.app.inject({ method: 'GET', url: '/docs/openapi.json' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
     doc = response.json();
   });
-  afterAll(() => t?.close());
 
   const operation = (route: DiscoveredRoute) => doc.paths[route.openApiPath]?.[route.method.toLowerCase()];
   const resolve = (schema: Schema | undefined): Schema | undefined => {

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger, NestPinoLogger } from '../../src/infra/logging/logger.js';
-import { accessToken, createStore, mint, refresh } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { accessToken, mint, refresh } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
 
 describe('structured logs', () => {
   const lines: string[] = [];
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ LOG_LEVEL: 'trace' }, { write: (line) => void lines.push(line) });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ LOG_LEVEL: 'trace' }, { logTo: { write: (line) => void lines.push(line) } });
 
   it('are JSON lines with request ids and never carry keys, tokens or cookies', async () => {
-    const store = await createStore(t.app);
+    const store = await t.store();
     const bearer = (await mint(t.app, store.key)).json();
     const rotated = (await refresh(t.app, store.key, bearer.refreshToken)).json();
     const cookie = await mint(t.app, store.key, { transport: 'cookie' });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate } from 'class-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RegisterDto } from '../../src/account/dto/sign-in.dto.js';
-import { accessToken, createStore, get, type TestStore } from '../support/fixtures.js';
+import { accessToken, get, type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
 
 type Schema = { $ref?: string; allOf?: Schema[]; type?: string | string[]; properties?: Record<string, Schema> };
 type Operation = {
@@ -18,18 +18,16 @@ interface OpenApi {
 }
 
 describe('validation answers (issue 8 items 8 and 9)', () => {
-  let t: TestApp;
+  const t = useTestApp();
   let store: TestStore;
   let token: string;
   let document: OpenApi;
 
   beforeAll(async () => {
-    t = await startTestApp();
-    store = await createStore(t.app);
+    store = await t.store();
     token = await accessToken(t.app, store.key);
     document = (await t.app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
   });
-  afterAll(() => t?.close());
 
   const send = (method: string, url: string, payload: unknown) =>
     t.app.inject({

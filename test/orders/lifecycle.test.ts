@@ -1,32 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PAYMENT_PROVIDER, type PaymentProvider } from '../../src/storefront/payments/payment-provider.js';
 import { OrderLifecycle, type OrderState } from '../../src/storefront/orders/order-lifecycle.service.js';
 import { Payments } from '../../src/storefront/payments/payments.service.js';
 import { buildOnce } from '../support/build.js';
 import { runCli } from '../support/cli.js';
-import { createStore, type TestStore } from '../support/fixtures.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { ok, Shopper, variants } from '../checkout/shop.js';
-
-const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { variants, type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
+import { ok } from '../support/responses.js';
+import type { StorefrontClient } from '../support/storefront-client.js';
+import { ISO_UTC } from '../support/formats.js';
 
 interface Placed {
-  shopper: Shopper;
+  shopper: StorefrontClient;
   order: Record<string, any>;
   variantIds: string[];
 }
 
 describe('order lifecycle after placement', () => {
-  let t: TestApp;
-  let db: pg.Pool;
+  const t = useTestApp();
   let a: TestStore;
   let b: TestStore;
   let lifecycle: OrderLifecycle;
   let payments: Payments;
   let provider: PaymentProvider;
-  const sql = async (text: string, values: unknown[] = []) => (await db.query(text, values)).rows;
 
   /** Places an order through the HTTP API: one line per quantity, each of a fresh variant at `price`. */
   async function place(
@@ -34,11 +31,11 @@ describe('order lifecycle after placement', () => {
     options: { card?: boolean; pickup?: boolean; quantities?: number[]; price?: number } = {},
   ): Promise<Placed> {
     const quantities = options.quantities ?? [2];
-    const shopper = await Shopper.start(t.app, store.key);
-    const chosen = await variants(db, store.storeId, quantities.length, 20, options.price ?? 1000);
+    const shopper = await t.shopper(store);
+    const chosen = await variants(t.db, store.storeId, quantities.length, 20, options.price ?? 1000);
     for (const [index, variant] of chosen.entries()) ok(await shopper.add(variant.id, quantities[index]));
     if (options.pickup) {
-      const [location] = await sql(`select id from pickup_locations where store_id = $1`, [store.storeId]);
+      const [location] = await t.db.rows(`select id from pickup_locations where store_id = $1`, [store.storeId]);
       ok(await shopper.call('POST', '/v1/checkout/fulfilment', { type: 'pickup', pickupLocationId: location.id }));
     } else {
       ok(await shopper.deliver());
@@ -52,7 +49,7 @@ describe('order lifecycle after placement', () => {
 
   /** Everything a transition may write: the order row, its lines, its payment and its variants' stock. */
   async function snapshot(placed: Placed) {
-    return sql(
+    return t.db.rows(
       `select (select row_to_json(o)::text from orders o where o.id = $1) as order_row,
               (select json_agg(row_to_json(ol) order by ol.position)::text from order_lines ol where ol.order_id = $1) as line_rows,
               (select json_agg(row_to_json(p))::text from payments p where p.order_id = $1) as payment_rows,
@@ -63,15 +60,15 @@ describe('order lifecycle after placement', () => {
   }
 
   const stockOf = async (variantIds: string[]) =>
-    (await sql(`select stock from product_variants where id = any($1) order by array_position($1, id)`, [variantIds])).map(
+    (await t.db.rows(`select stock from product_variants where id = any($1) order by array_position($1, id)`, [variantIds])).map(
       (row) => row.stock as number,
     );
 
-  const orderRow = async (orderId: string) => (await sql(`select * from orders where id = $1`, [orderId]))[0];
-  const paymentRow = async (orderId: string) => (await sql(`select * from payments where order_id = $1`, [orderId]))[0];
+  const orderRow = async (orderId: string) => (await t.db.rows(`select * from orders where id = $1`, [orderId]))[0];
+  const paymentRow = async (orderId: string) => (await t.db.rows(`select * from payments where order_id = $1`, [orderId]))[0];
   /** The order's refund records, oldest first, each with its lines as [order line id, quantity, amount]. */
   const refundsOf = async (orderId: string) =>
-    sql(
+    t.db.rows(
       `select r.reason, r.amount, r.shipping_amount, r.currency, r.restocked, iso_utc(r.created_at) as created_at,
               coalesce((select json_agg(json_build_array(rl.order_line_id, rl.quantity, rl.amount) order by ol.position)
                         from refund_lines rl join order_lines ol on ol.id = rl.order_line_id where rl.refund_id = r.id), '[]') as lines
@@ -101,22 +98,13 @@ describe('order lifecycle after placement', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp();
-    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 3 });
-    [a, b] = await Promise.all([
-      createStore(t.app, { seedCatalogue: true, productCount: 80 }),
-      createStore(t.app, { seedCatalogue: true, productCount: 20 }),
-    ]);
+    [a, b] = await Promise.all([t.store({ seedCatalogue: true, productCount: 80 }), t.store({ seedCatalogue: true, productCount: 20 })]);
     lifecycle = t.app.get(OrderLifecycle);
     payments = t.app.get(Payments);
     provider = t.app.get<PaymentProvider>(PAYMENT_PROVIDER);
   });
   afterEach(() => {
     vi.restoreAllMocks();
-  });
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
   });
 
   it('ships and delivers a cash order: timestamps set, cash collected at delivery, the shopper sees each state', async () => {
@@ -226,7 +214,7 @@ describe('order lifecycle after placement', () => {
     const recent = await place(a, { card: true });
     expect([stalled.order.paymentStatus, recent.order.paymentStatus]).toEqual(['authorized', 'authorized']);
     // The placement's own capture has had its chance on one of them only (placed two days ago).
-    await sql(`update orders set placed_at = placed_at - interval '2 days' where id = $1`, [stalled.order.id]);
+    await t.db.query(`update orders set placed_at = placed_at - interval '2 days' where id = $1`, [stalled.order.id]);
     capture.mockClear();
 
     const runs = await Promise.all([
@@ -243,7 +231,7 @@ describe('order lifecycle after placement', () => {
     expect(await orderRow(recent.order.id)).toMatchObject({ payment_status: 'authorized', paid_at: null });
 
     // A provider still failing leaves the order authorised, for the next run.
-    await sql(`update orders set placed_at = placed_at - interval '2 days' where id = $1`, [recent.order.id]);
+    await t.db.query(`update orders set placed_at = placed_at - interval '2 days' where id = $1`, [recent.order.id]);
     capture.mockRejectedValueOnce(new Error('gateway timeout'));
     expect(await payments.captureStalled(overOneDay)).toEqual({ captured: 0, failed: 1 });
     expect(await orderRow(recent.order.id)).toMatchObject({ payment_status: 'authorized' });
@@ -458,8 +446,8 @@ describe('order lifecycle after placement', () => {
   });
 
   it('refunds what was paid, tax included, when the store’s prices exclude tax: everything returned is the total', async () => {
-    const store = await createStore(t.app, { seedCatalogue: true, productCount: 20 });
-    await sql(`update stores set prices_include_tax = false where id = $1`, [store.storeId]);
+    const store = await t.store({ seedCatalogue: true, productCount: 20 });
+    await t.db.query(`update stores set prices_include_tax = false where id = $1`, [store.storeId]);
     const placed = await place(store, { quantities: [3, 1], price: 999 });
     const { id, lines, total } = placed.order;
     expect(placed.order.taxIncluded).toBe(false);
@@ -478,7 +466,7 @@ describe('order lifecycle after placement', () => {
       'ORDER_STATE_CONFLICT',
       { fulfilmentStatus: 'returned', paymentStatus: 'partially_refunded' },
     );
-    const [row] = await sql(`select o.total, o.refunded_total, o.shipping_total from orders o where id = $1`, [id]);
+    const [row] = await t.db.rows(`select o.total, o.refunded_total, o.shipping_total from orders o where id = $1`, [id]);
     expect(row.total - row.refunded_total).toBe(total - 4 * 1149);
     expect(row.total - row.refunded_total).toBe(2500 + 375); // shipping with its tax is all that is left
     const records = await refundsOf(id);
@@ -504,7 +492,7 @@ describe('order lifecycle after placement', () => {
       payment_status: 'partially_refunded',
       fulfilment_status: 'delivered',
     });
-    expect((await sql(`select returned_quantity from order_lines where order_id = $1`, [id]))[0].returned_quantity).toBe(4);
+    expect((await t.db.rows(`select returned_quantity from order_lines where order_id = $1`, [id]))[0].returned_quantity).toBe(4);
     expect(await stockOf(placed.variantIds)).toEqual([15 + 4]);
 
     // The last unit with the shipping charge: only one of these can pass, and the total is reached exactly.

@@ -1,61 +1,37 @@
-import { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SessionShoppers } from '../../src/auth/session-shoppers.service.js';
-import { CartService } from '../../src/storefront/cart/cart.service.js';
-import { ok, Shopper, variants } from '../checkout/shop.js';
-import { createStore, type TestStore } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { signIn, variants, type TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { ok } from '../support/responses.js';
+import type { StorefrontClient } from '../support/storefront-client.js';
 
 const COD = { paymentMethod: 'cash_on_delivery', email: 'guest@example.com' };
 
 describe('orders (contract section 6)', () => {
-  let t: TestApp;
-  let db: pg.Pool;
+  const t = useTestApp();
   let a: TestStore;
   let b: TestStore;
-  const sql = async (text: string, values: unknown[] = []) => (await db.query(text, values)).rows;
 
   /** Places an order of one unit of a fresh variant on the shopper's session. */
-  async function order(shopper: Shopper, store: TestStore, body: Record<string, unknown> = COD) {
-    const [variant] = await variants(db, store.storeId, 1, 10);
+  async function order(shopper: StorefrontClient, store: TestStore, body: Record<string, unknown> = COD) {
+    const [variant] = await variants(t.db, store.storeId, 1, 10);
     ok(await shopper.add(variant.id, 1));
     ok(await shopper.deliver());
     return ok(await shopper.place(body), 201);
   }
 
-  async function signIn(store: TestStore, sessionId: string, shopperId: string) {
-    await t.app
-      .get(EntityManager)
-      .fork()
-      .transactional(async (em) => {
-        await t.app.get(CartService).mergeIntoShopper(em, store.storeId, sessionId, shopperId);
-        await t.app.get(SessionShoppers).attach(em, sessionId, shopperId);
-      });
-  }
-
   beforeAll(async () => {
-    t = await startTestApp();
-    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 3 });
-    [a, b] = await Promise.all([
-      createStore(t.app, { seedCatalogue: true, productCount: 60 }),
-      createStore(t.app, { seedCatalogue: true, productCount: 20 }),
-    ]);
-  });
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
+    [a, b] = await Promise.all([t.store({ seedCatalogue: true }), t.store({ seedCatalogue: true, productCount: 20 })]);
   });
 
   it('lists a guest’s orders newest first, page by page, and shows each in full', async () => {
-    const guest = await Shopper.start(t.app, a.key);
+    const guest = await t.shopper(a);
     expect(ok(await guest.call('GET', '/v1/orders'))).toEqual({ items: [], nextCursor: null });
     const placed = [];
     for (let index = 0; index < 3; index++) placed.push(await order(guest, a));
     // Two orders at the same instant: the id breaks the tie.
-    await sql(`update orders set placed_at = '2025-01-01T10:00:00Z' where id = any($1)`, [[placed[0].id, placed[1].id]]);
+    await t.db.query(`update orders set placed_at = '2025-01-01T10:00:00Z' where id = any($1)`, [[placed[0].id, placed[1].id]]);
     const expected = [placed[2].id, ...[placed[0].id, placed[1].id].sort().reverse()];
 
     const first = ok(await guest.call('GET', '/v1/orders?limit=2'));
@@ -119,10 +95,10 @@ describe('orders (contract section 6)', () => {
   });
 
   it('another session’s or store’s order is not found', async () => {
-    const owner = await Shopper.start(t.app, a.key);
+    const owner = await t.shopper(a);
     const placed = await order(owner, a);
-    const sameStore = await Shopper.start(t.app, a.key);
-    const otherStore = await Shopper.start(t.app, b.key);
+    const sameStore = await t.shopper(a);
+    const otherStore = await t.shopper(b);
     for (const stranger of [sameStore, otherStore]) {
       expectProblem(await stranger.call('GET', `/v1/orders/${placed.id}`), 404, 'NOT_FOUND');
       expect(ok(await stranger.call('GET', '/v1/orders')).items).toEqual([]);
@@ -130,29 +106,29 @@ describe('orders (contract section 6)', () => {
     expectProblem(await owner.call('GET', '/v1/orders/not-a-uuid'), 404, 'NOT_FOUND');
     expectProblem(await owner.call('GET', `/v1/orders/${randomUUID()}`), 404, 'NOT_FOUND');
     // Store B's cart lines are out of reach too.
-    const [variantB] = await variants(db, b.storeId, 1, 10);
+    const [variantB] = await variants(t.db, b.storeId, 1, 10);
     const cartB = ok(await otherStore.add(variantB.id));
     expectProblem(await owner.call('PATCH', `/v1/cart/items/${cartB.items[0].id}`, { quantity: 2 }), 404, 'NOT_FOUND');
     expectProblem(await owner.call('DELETE', `/v1/cart/items/${cartB.items[0].id}`), 404, 'NOT_FOUND');
   });
 
   it('a guest who signs in finds the cart and the guest orders under the shopper', async () => {
-    const [{ id: shopperId }] = await sql(
+    const [{ id: shopperId }] = await t.db.rows(
       `insert into shoppers (store_id, email, email_normalized, locale) values ($1, 'Layla@Example.com', 'layla@example.com', 'en') returning id`,
       [a.storeId],
     );
-    const guest = await Shopper.start(t.app, a.key);
+    const guest = await t.shopper(a);
     const guestOrder = await order(guest, a);
-    const [pending] = await variants(db, a.storeId, 1, 10);
+    const [pending] = await variants(t.db, a.storeId, 1, 10);
     const cart = ok(await guest.add(pending.id, 2));
 
     // An order placed earlier by the shopper on another device.
-    const device = await Shopper.start(t.app, a.key);
-    await signIn(a, device.sessionId, shopperId);
+    const device = await t.shopper(a);
+    await signIn(t.app, a, device.sessionId, shopperId);
     const shopperOrder = await order(device, a, { paymentMethod: 'cash_on_delivery' });
     expect(shopperOrder).toMatchObject({ email: 'Layla@Example.com', locale: 'en' });
 
-    await signIn(a, guest.sessionId, shopperId);
+    await signIn(t.app, a, guest.sessionId, shopperId);
     const seen = ok(await guest.call('GET', '/v1/orders'));
     expect(seen.items.map((item: any) => item.id).sort()).toEqual([guestOrder.id, shopperOrder.id].sort());
     expect(ok(await guest.call('GET', `/v1/orders/${guestOrder.id}`)).id).toBe(guestOrder.id);
@@ -161,7 +137,7 @@ describe('orders (contract section 6)', () => {
     expect(ok(await device.cart()).id).toBe(cart.id);
 
     // Signed out, the session sees only its own guest orders again: none left.
-    await sql('update sessions set shopper_id = null where id = $1', [guest.sessionId]);
+    await t.db.query('update sessions set shopper_id = null where id = $1', [guest.sessionId]);
     expect(ok(await guest.call('GET', '/v1/orders')).items).toEqual([]);
   });
 });

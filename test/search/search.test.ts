@@ -1,32 +1,30 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SearchRecorder } from '../../src/storefront/search/search-recorder.js';
-import { accessToken, createStore, get, type TestStore } from '../support/fixtures.js';
+import type { TestStore } from '../support/fixtures.js';
+import { useTestApp } from '../support/harness.js';
 import { expectProblem, fields } from '../support/problem.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import type { StorefrontClient } from '../support/storefront-client.js';
 import { eventually } from '../support/waiting.js';
 
 type Json = Record<string, any>;
 
 describe('storefront search', () => {
-  let t: TestApp;
-  let db: pg.Pool;
+  const t = useTestApp();
   let a: TestStore;
   let b: TestStore;
-  let tokenA: string;
-  let tokenB: string;
+  let shopperA: StorefrontClient;
+  let shopperB: StorefrontClient;
 
-  const sql = async <T = Json>(text: string, values: unknown[] = []): Promise<T[]> => (await db.query(text, values)).rows as T[];
-  const ok = async (url: string, token = tokenA): Promise<Json> => {
-    const response = await get(t.app, url, token);
+  const ok = async (url: string, shopper = shopperA): Promise<Json> => {
+    const response = await shopper.call('GET', url);
     expect(response.statusCode, `${url}: ${response.body.slice(0, 300)}`).toBe(200);
     return response.json();
   };
-  const search = (q: string, extra = '', token = tokenA) => ok(`/v1/search?q=${encodeURIComponent(q)}${extra}`, token);
+  const search = (q: string, extra = '', shopper = shopperA) => ok(`/v1/search?q=${encodeURIComponent(q)}${extra}`, shopper);
   /** Active products of store A whose name matches a SQL pattern. */
   const productsNamed = async (storeId: string, pattern: string, column = 'name_en') =>
     (
-      await sql<{ id: string }>(`select id from products where store_id = $1 and status = 'active' and ${column} ilike $2`, [
+      await t.db.rows<{ id: string }>(`select id from products where store_id = $1 and status = 'active' and ${column} ilike $2`, [
         storeId,
         pattern,
       ])
@@ -41,14 +39,8 @@ describe('storefront search', () => {
   const recorded = () => t.app.get(SearchRecorder).drain();
 
   beforeAll(async () => {
-    t = await startTestApp();
-    db = new pg.Pool({ connectionString: inject('databaseUrl'), max: 4 });
-    [a, b] = await Promise.all([createStore(t.app, { seedCatalogue: true }), createStore(t.app, { seedCatalogue: true })]);
-    [tokenA, tokenB] = await Promise.all([accessToken(t.app, a.key), accessToken(t.app, b.key)]);
-  });
-  afterAll(async () => {
-    await db?.end();
-    await t?.close();
+    [a, b] = await Promise.all([t.store({ seedCatalogue: true }), t.store({ seedCatalogue: true })]);
+    [shopperA, shopperB] = await Promise.all([t.shopper(a), t.shopper(b)]);
   });
 
   describe('matching', () => {
@@ -74,7 +66,7 @@ describe('storefront search', () => {
     });
 
     it('folds accented Latin letters, in documents and queries alike', async () => {
-      const [product] = await sql<{ id: string }>(
+      const [product] = await t.db.rows<{ id: string }>(
         `insert into products (store_id, slug, name_en, name_ar, description_en, description_ar)
          values ($1, 'creme-brulee-ramekin', 'Crème Brûlée Ramekin', 'قالب كريم بروليه', 'Porcelain.', 'بورسلين.') returning id`,
         [a.storeId],
@@ -86,7 +78,7 @@ describe('storefront search', () => {
     });
 
     it('leaves Arabic particles out of a query, as English stop words are', async () => {
-      const [product] = await sql<{ id: string }>(
+      const [product] = await t.db.rows<{ id: string }>(
         `insert into products (store_id, slug, name_en, name_ar, description_en, description_ar)
          values ($1, 'linen-kaftan', 'Linen Kaftan', 'قفطان كتان', 'Light.', 'خفيف.') returning id`,
         [a.storeId],
@@ -139,36 +131,37 @@ describe('storefront search', () => {
     it('keeps the store’s vocabulary counting active products only, and leaves it alone on price and stock changes', async () => {
       const vocabulary = async (term: string) =>
         (
-          await sql<{ count: number }>(`select product_count as count from search_terms where store_id = $1 and term = $2`, [
+          await t.db.rows<{ count: number }>(`select product_count as count from search_terms where store_id = $1 and term = $2`, [
             a.storeId,
             term,
           ])
         )[0]?.count ?? 0;
       const termsRow = async (productId: string) =>
-        (await sql<{ version: string }>(`select xmin::text as version from product_terms where product_id = $1`, [productId]))[0]?.version;
-      const [one, two] = await sql<{ id: string }>(
+        (await t.db.rows<{ version: string }>(`select xmin::text as version from product_terms where product_id = $1`, [productId]))[0]
+          ?.version;
+      const [one, two] = await t.db.rows<{ id: string }>(
         `select id from products where store_id = $1 and status = 'active' order by slug desc limit 2`,
         [a.storeId],
       );
-      await sql(`update products set name_en = 'Marrakesh Pouf' where id = any($1)`, [[one.id, two.id]]);
+      await t.db.query(`update products set name_en = 'Marrakesh Pouf' where id = any($1)`, [[one.id, two.id]]);
       expect(await vocabulary('marrakesh')).toBe(2);
 
       const before = await termsRow(one.id);
-      await sql(`update product_variants set price = price + 100, stock = stock + 1 where product_id = $1`, [one.id]);
+      await t.db.query(`update product_variants set price = price + 100, stock = stock + 1 where product_id = $1`, [one.id]);
       expect(await termsRow(one.id)).toBe(before);
 
-      await sql(`update products set status = 'draft' where id = $1`, [one.id]);
+      await t.db.query(`update products set status = 'draft' where id = $1`, [one.id]);
       expect(await vocabulary('marrakesh')).toBe(1);
       expect(await termsRow(one.id)).toBeUndefined();
-      await sql(`update products set name_en = 'Plain Pouf' where id = $1`, [two.id]);
+      await t.db.query(`update products set name_en = 'Plain Pouf' where id = $1`, [two.id]);
       expect(await vocabulary('marrakesh')).toBe(0);
       expect(await vocabulary('plain')).toBeGreaterThanOrEqual(1);
-      await sql(`update products set status = 'active' where id = $1`, [one.id]);
+      await t.db.query(`update products set status = 'active' where id = $1`, [one.id]);
       expect(await vocabulary('marrakesh')).toBe(1);
     });
 
     it('writes a product’s search row once, when the transaction that wrote the product and its variants commits', async () => {
-      const client = await db.connect();
+      const client = await t.db.connect();
       let id: string;
       try {
         await client.query('begin');
@@ -191,21 +184,21 @@ describe('storefront search', () => {
       } finally {
         client.release();
       }
-      expect(await sql('select min_price, currency from product_search where product_id = $1', [id])).toEqual([
+      expect(await t.db.rows('select min_price, currency from product_search where product_id = $1', [id])).toEqual([
         { min_price: 9900, currency: 'SAR' },
       ]);
-      expect(await sql('select * from product_search_pending')).toEqual([]);
+      expect(await t.db.rows('select * from product_search_pending')).toEqual([]);
       expect((await settled('kilim runner', 1)).total).toBe(1);
       // SKUs match by their letter and digit runs, as typed
       expect(ids(await search('KLM-2'))).toEqual([id]);
     });
 
     it('lets concurrent transactions queue the same product, and a rolled-back one leaves nothing behind', async () => {
-      const [product] = await sql<{ id: string }>(
+      const [product] = await t.db.rows<{ id: string }>(
         `select id from products where store_id = $1 and status = 'active' order by slug limit 1 offset 5`,
         [a.storeId],
       );
-      const clients = await Promise.all([db.connect(), db.connect()]);
+      const clients = await Promise.all([t.db.connect(), t.db.connect()]);
       try {
         await Promise.all(clients.map((client) => client.query('begin')));
         await clients[0].query(`update product_variants set price = price + 1 where product_id = $1`, [product.id]);
@@ -214,7 +207,7 @@ describe('storefront search', () => {
         await clients[0].query('commit');
         await second;
         await clients[1].query('commit');
-        const rolledBack = await db.connect();
+        const rolledBack = await t.db.connect();
         try {
           await rolledBack.query('begin');
           await rolledBack.query(`update products set name_en = 'Never Seen' where id = $1`, [product.id]);
@@ -225,28 +218,28 @@ describe('storefront search', () => {
       } finally {
         for (const client of clients) client.release();
       }
-      expect(await sql('select * from product_search_pending')).toEqual([]);
+      expect(await t.db.rows('select * from product_search_pending')).toEqual([]);
       expect((await settled('tapestry cushion', 1)).total).toBe(1);
       expect((await search('never seen')).total).toBe(0);
     });
 
     it('follows catalogue changes: renamed, drafted and re-categorised products', async () => {
-      const [product] = await sql<{ id: string }>(`select id from products where store_id = $1 order by slug limit 1`, [a.storeId]);
-      await sql(`update products set name_en = 'Zanzibar Lantern', name_ar = 'فانوس زنجبار' where id = $1`, [product.id]);
+      const [product] = await t.db.rows<{ id: string }>(`select id from products where store_id = $1 order by slug limit 1`, [a.storeId]);
+      await t.db.query(`update products set name_en = 'Zanzibar Lantern', name_ar = 'فانوس زنجبار' where id = $1`, [product.id]);
       expect(ids(await search('zanzibar'))).toEqual([product.id]);
       expect(ids(await search('فانوس'))).toEqual([product.id]);
-      await sql(`update products set status = 'draft' where id = $1`, [product.id]);
+      await t.db.query(`update products set status = 'draft' where id = $1`, [product.id]);
       expect((await settled('zanzibar', 0)).total).toBe(0);
-      await sql(`update products set status = 'active' where id = $1`, [product.id]);
+      await t.db.query(`update products set status = 'active' where id = $1`, [product.id]);
       expect((await settled('zanzibar', 1)).total).toBe(1);
 
-      const [brand] = await sql<{ id: string; count: number }>(
+      const [brand] = await t.db.rows<{ id: string; count: number }>(
         // any brand but Nova, which the suggestions test expects under its own name
         `select p.brand_id as id, count(*)::int as count from products p join brands b on b.id = p.brand_id
           where p.store_id = $1 and p.status = 'active' and b.slug <> 'nova' group by p.brand_id order by p.brand_id limit 1`,
         [a.storeId],
       );
-      await sql(`update brands set name_en = 'Quetzalcoatl' where id = $1`, [brand.id]);
+      await t.db.query(`update brands set name_en = 'Quetzalcoatl' where id = $1`, [brand.id]);
       expect((await search('quetzalcoatl')).total).toBe(brand.count);
     });
   });
@@ -354,12 +347,12 @@ describe('storefront search', () => {
 
   describe('recording and context', () => {
     it('records every search with its result count, zero included', async () => {
-      const token = await accessToken(t.app, a.key);
-      const found = await search('Polo Shirt', '', token);
-      await search('xqzvw', '', token);
-      await search('قميص', '', token);
+      const shopper = await t.shopper(a);
+      const found = await search('Polo Shirt', '', shopper);
+      await search('xqzvw', '', shopper);
+      await search('قميص', '', shopper);
       await recorded();
-      const rows = await sql(
+      const rows = await t.db.rows(
         `select s.query, s.normalized_query, s.locale, s.result_count, s.shopper_id, s.store_id
          from searches s join sessions se on se.id = s.session_id where s.store_id = $1 and s.session_id = (
            select id from sessions where store_id = $1 order by created_at desc limit 1) order by s.created_at`,
@@ -380,8 +373,8 @@ describe('storefront search', () => {
     });
 
     it('shows the store’s popular searches and only this session’s recent ones', async () => {
-      const c = await createStore(t.app, { seedCatalogue: true });
-      const [one, two, other] = await Promise.all([accessToken(t.app, c.key), accessToken(t.app, c.key), accessToken(t.app, b.key)]);
+      const c = await t.store({ seedCatalogue: true });
+      const [one, two, other] = await Promise.all([t.shopper(c), t.shopper(c), t.shopper(b)]);
       for (const q of ['Dress', 'dress', 'abaya', 'xqzvw']) await search(q, '', one);
       for (const q of ['DRESS', 'perfume']) await search(q, '', two);
       await search('sneakers', '', other);
@@ -409,19 +402,23 @@ describe('storefront search', () => {
 
   describe('tenancy and access', () => {
     it('never returns another store’s products', async () => {
-      const [product] = await sql<{ id: string }>(`select id from products where store_id = $1 order by slug desc limit 1`, [b.storeId]);
-      await sql(`update products set name_en = 'Xylophone Unique' where id = $1`, [product.id]);
-      expect((await search('xylophone', '', tokenA)).total).toBe(0);
-      expect(ids(await search('xylophone', '', tokenB))).toEqual([product.id]);
-      const page = await search('electronics', '&limit=100', tokenA);
-      const storeA = new Set((await sql<{ id: string }>(`select id from products where store_id = $1`, [a.storeId])).map((row) => row.id));
+      const [product] = await t.db.rows<{ id: string }>(`select id from products where store_id = $1 order by slug desc limit 1`, [
+        b.storeId,
+      ]);
+      await t.db.query(`update products set name_en = 'Xylophone Unique' where id = $1`, [product.id]);
+      expect((await search('xylophone', '', shopperA)).total).toBe(0);
+      expect(ids(await search('xylophone', '', shopperB))).toEqual([product.id]);
+      const page = await search('electronics', '&limit=100', shopperA);
+      const storeA = new Set(
+        (await t.db.rows<{ id: string }>(`select id from products where store_id = $1`, [a.storeId])).map((row) => row.id),
+      );
       expect(page.items.every((item: Json) => storeA.has(item.id))).toBe(true);
     });
 
     it('refuses a token without search:read on all three paths', async () => {
-      const token = await accessToken(t.app, a.key, ['catalogue:read']);
+      const shopper = await t.shopper(a, ['catalogue:read']);
       for (const url of ['/v1/search?q=shirt', '/v1/search/suggestions?q=sh', '/v1/search/context']) {
-        const body = expectProblem(await get(t.app, url, token), 403, 'INSUFFICIENT_SCOPE');
+        const body = expectProblem(await shopper.call('GET', url), 403, 'INSUFFICIENT_SCOPE');
         expect(body.requiredScope).toBe('search:read');
       }
     });
@@ -443,10 +440,10 @@ describe('storefront search', () => {
         [`/v1/search/suggestions?q=${'a'.repeat(201)}`, 'q'],
       ];
       for (const [url, field] of cases) {
-        const body = expectProblem(await get(t.app, url, tokenA), 400, 'VALIDATION_FAILED');
+        const body = expectProblem(await shopperA.call('GET', url), 400, 'VALIDATION_FAILED');
         expect(fields(body), url).toContain(field);
       }
-      expect((await get(t.app, `/v1/search?q=${'a'.repeat(200)}`, tokenA)).statusCode).toBe(200);
+      expect((await shopperA.call('GET', `/v1/search?q=${'a'.repeat(200)}`)).statusCode).toBe(200);
 
       // A cursor only continues the search it came from: same query and sort, untampered.
       const first = await search('electronics', '&limit=2');
@@ -456,7 +453,7 @@ describe('storefront search', () => {
         ['/v1/search?q=laptop&limit=2', first.nextCursor],
         ['/v1/search?q=electronics&limit=2', tampered],
       ]) {
-        expectProblem(await get(t.app, `${url}&cursor=${encodeURIComponent(cursor)}`, tokenA), 400, 'VALIDATION_FAILED');
+        expectProblem(await shopperA.call('GET', `${url}&cursor=${encodeURIComponent(cursor)}`), 400, 'VALIDATION_FAILED');
       }
       const unknown = await search('electronics', '&category=00000000-0000-4000-8000-000000000000&brand=no-such-brand');
       expect(unknown.total).toBe(0);

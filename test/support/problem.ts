@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { ERRORS, type ErrorCode } from '../../src/common/errors/error-catalogue.js';
+import type { ResponseLike } from './responses.js';
 
 export const ARABIC = /[\u0600-\u06FF]/;
 
@@ -17,13 +18,6 @@ const LEAKS = [
   /FST_ERR/,
   /"stack"/,
 ];
-
-/** An inject() answer, or a fetch() one normalised to the same shape. */
-export interface ResponseLike {
-  statusCode: number;
-  headers: Record<string, string | string[] | number | undefined>;
-  body: string;
-}
 
 /**
  * The contract's problem document (section 2): RFC 9457 content type, every member present, the

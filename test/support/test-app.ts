@@ -28,17 +28,17 @@ export async function startTestApp(env: Record<string, string> = {}, logDestinat
   });
   const logger = createLogger(config.LOG_LEVEL, logDestination);
   const app = await createApp({ config, database: new DatabaseConnection(databaseUrl, false), logger, schedulers: false });
-  let base: string | undefined;
+  let listening: Promise<string> | undefined;
   return {
     app,
     databaseUrl,
-    async listen() {
-      if (!base) {
-        await app.listen({ port: 0, host: '127.0.0.1' });
-        base = await app.getUrl();
-        base = base.replace('[::1]', '127.0.0.1');
-      }
-      return base;
+    listen() {
+      // Concurrent callers (racing requests) share the one listen.
+      listening ??= app
+        .listen({ port: 0, host: '127.0.0.1' })
+        .then(() => app.getUrl())
+        .then((url) => url.replace('[::1]', '127.0.0.1'));
+      return listening;
     },
     close: () => app.close(),
   };
