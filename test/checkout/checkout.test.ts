@@ -313,6 +313,26 @@ describe('checkout (contract section 6)', () => {
       expect(outbox.map((row) => row.template)).toContain('order_confirmation');
     });
 
+    it("writes a guest's order in the first of English or Arabic that Accept-Language names, by quality", async () => {
+      const placeWith = async (acceptLanguage: string | undefined) => {
+        const shopper = await t.shopper(store);
+        const [variant] = await variants(t.db, store.storeId, 1, 10);
+        ok(await shopper.add(variant.id));
+        ok(await shopper.deliver());
+        const headers: Record<string, string> = {
+          'idempotency-key': randomUUID(),
+          ...(acceptLanguage ? { 'accept-language': acceptLanguage } : {}),
+        };
+        return ok(await shopper.call('POST', '/v1/checkout/orders', COD, headers), 201).locale;
+      };
+      expect(await placeWith('en-GB,en;q=0.9')).toBe('en');
+      expect(await placeWith('fr-FR, en;q=0.8, ar;q=0.5')).toBe('en');
+      expect(await placeWith('ar;q=0.2, en')).toBe('en');
+      expect(await placeWith('en;q=0.3, ar-SA')).toBe('ar');
+      expect(await placeWith('fr')).toBe('ar');
+      expect(await placeWith(undefined)).toBe('ar');
+    });
+
     it('answers a retry with the same order and refuses the key with another body', async () => {
       const shopper = await t.shopper(store);
       const [variant] = await variants(t.db, store.storeId, 1, 10);
