@@ -1,6 +1,9 @@
 import { MikroORM } from '@mikro-orm/postgresql';
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITIES } from '../../src/entities.js';
+import { MIGRATIONS } from '../../src/infra/database/migrations/index.js';
 import { ormOptions } from '../../src/infra/database/orm-options.js';
 import { useTestApp } from '../support/harness.js';
 
@@ -9,6 +12,18 @@ import { useTestApp } from '../support/harness.js';
  * triggers: entities declare neither, so the ORM's diff proposes to drop every one of them.
  */
 const HAND_WRITTEN = /^drop (trigger|function) if exists "\w+"/;
+
+/**
+ * The SQL of every migration that has shipped, by checksum. Databases out there ran these statements
+ * as they were, so they never change: a schema change is a new migration, whose checksum is added
+ * here when it lands.
+ */
+const SHIPPED_MIGRATIONS: Record<string, string> = {
+  '0001-foundation': '56859191abc55f75e81ac9ac164e763e9eae9eb045f6fae01731171244969556',
+  '0002-shoppers-and-orders': 'bf1b4a97067aae720b9bca05e8c80499145d7c5890847ce01f8a58f9a5cead77',
+  '0003-search': '80766ded10653d5e536d5550fc7a9255f222666e22f0d1e76478c075820602cf',
+  '0004-idempotency-claims': 'e24435cd824e08f20d736a05fd4baf4f7e0c3837913f4c8e8233319b034c2622',
+};
 
 describe('schema', () => {
   const t = useTestApp();
@@ -27,5 +42,30 @@ describe('schema', () => {
       .map((statement) => statement.trim().replace(/;$/, ''))
       .filter((statement) => statement !== '' && !HAND_WRITTEN.test(statement));
     expect(statements).toEqual([]);
+  });
+
+  async function checksumOf(migration: (typeof MIGRATIONS)[number]): Promise<string> {
+    const instance = new migration.class(orm.em.getDriver(), orm.config);
+    await instance.up();
+    return createHash('sha256').update(JSON.stringify(instance.getQueries())).digest('hex');
+  }
+
+  it('no shipped migration has changed', async () => {
+    const checksums: Record<string, string> = {};
+    for (const migration of MIGRATIONS) {
+      if (migration.name in SHIPPED_MIGRATIONS) checksums[migration.name] = await checksumOf(migration);
+    }
+    expect(checksums).toEqual(SHIPPED_MIGRATIONS);
+  });
+
+  it('every migration is in the index once, in order, none removed', () => {
+    const files = readdirSync(new URL('../../src/infra/database/migrations/', import.meta.url))
+      .filter((file) => /^\d{4}-.*\.ts$/.test(file))
+      .map((file) => file.replace(/\.ts$/, ''))
+      .sort();
+    const names = MIGRATIONS.map((migration) => migration.name);
+    expect(names).toEqual(files);
+    expect(names).toEqual([...names].sort());
+    for (const shipped of Object.keys(SHIPPED_MIGRATIONS)) expect(names).toContain(shipped);
   });
 });

@@ -6,7 +6,7 @@ import { Migration0004IdempotencyClaims } from './0004-idempotency-claims.js';
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
  * out there have run it as it was, so it is never edited again. A change to the schema is a new
- * migration appended here, and its checksum joins SHIPPED_MIGRATIONS in test/database/migrations.test.ts,
+ * migration appended here, and its checksum joins SHIPPED_MIGRATIONS in test/database/schema.test.ts,
  * which fails when a shipped one changes.
  */
 export const MIGRATIONS = [
