@@ -36,6 +36,7 @@ export function registerOpenApi(app: NestFastifyApplication): void {
     .getHttpAdapter()
     .getInstance()
     .addHook('onRequest', async (request, reply) => {
+      if (!request.url.startsWith('/docs/')) return;
       const queryStart = request.url.indexOf('?');
       const path = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
       if (DOCS_PAGE_ALIASES.has(path)) return reply.redirect(`/docs${queryStart === -1 ? '' : request.url.slice(queryStart)}`, 301);

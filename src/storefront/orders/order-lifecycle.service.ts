@@ -291,18 +291,14 @@ export class OrderLifecycle {
   }
 
   private async lock(em: EntityManager, storeId: string, orderId: string): Promise<LockedOrder> {
-    const db = em.getKysely();
-    const { rows } = await sql<Omit<LockedOrder, 'at'>>`
-      select o.id, o.number::text, o.status, o.payment_method, o.payment_status, o.fulfilment_type, o.fulfilment_status,
-             o.total, o.refunded_total, o.shipping_total, o.tax_total, o.prices_include_tax,
-             pay.id as payment_id, pay.provider_reference as payment_reference, pay.amount as payment_amount
+    const { rows } = await sql<Omit<LockedOrder, keyof LockedPayment>>`
+      select o.number::text, o.status, o.fulfilment_type, o.fulfilment_status,
+             o.total, o.refunded_total, o.shipping_total, o.tax_total, o.prices_include_tax
       from orders o
-      left join lateral (select id, provider_reference, amount from payments where order_id = o.id order by created_at limit 1) pay on true
       where o.id = ${orderId} and o.store_id = ${storeId}
-      for update of o`.execute(db);
+      for update`.execute(em.getKysely());
     if (!rows[0]) throw new ApiError('NOT_FOUND');
-    const { rows: clock } = await sql<{ at: string }>`select clock_timestamp()::text as at`.execute(db);
-    return { ...rows[0], at: clock[0].at };
+    return { ...rows[0], ...(await this.payments.underLock(em, orderId)) };
   }
 
   private async lines(em: EntityManager, orderId: string): Promise<LockedLine[]> {

@@ -198,18 +198,22 @@ export class Payments {
   }
 
   private async lockOpenOrder(em: EntityManager, orderId: string): Promise<LockedPayment | undefined> {
-    const db = em.getKysely();
-    const { rows } = await sql<Omit<LockedPayment, 'at'>>`
+    const { rows } = await sql`select 1 from orders where id = ${orderId} and status = 'open' for update`.execute(em.getKysely());
+    return rows.length > 0 ? this.underLock(em, orderId) : undefined;
+  }
+
+  /**
+   * The order's payment, once the caller holds the order's row lock, with the time of the change
+   * being made: read after the lock, so it never precedes the previous change.
+   */
+  async underLock(em: EntityManager, orderId: string): Promise<LockedPayment> {
+    const { rows } = await sql<LockedPayment>`
       select o.id, o.payment_method, o.payment_status, pay.id as payment_id, pay.provider_reference as payment_reference,
-             pay.amount as payment_amount
+             pay.amount as payment_amount, clock_timestamp()::text as at
       from orders o
       left join lateral (select id, provider_reference, amount from payments where order_id = o.id order by created_at limit 1) pay on true
-      where o.id = ${orderId} and o.status = 'open'
-      for update of o`.execute(db);
-    if (!rows[0]) return undefined;
-    // Read after the lock: the time of this change never precedes the previous one.
-    const { rows: clock } = await sql<{ at: string }>`select clock_timestamp()::text as at`.execute(db);
-    return { ...rows[0], at: clock[0].at };
+      where o.id = ${orderId}`.execute(em.getKysely());
+    return rows[0];
   }
 
   private async markPaid(em: EntityManager, order: LockedPayment): Promise<void> {
