@@ -216,7 +216,7 @@ function storeName(options: Options): string {
 }
 
 async function storePlan(options: Options) {
-  const { STORE_PLANS } = await import('../stores/entities/store.entity.js');
+  const { STORE_PLANS } = await import('../common/permissions.js');
   const plan = (options.plan ?? 'basic') as (typeof STORE_PLANS)[number];
   if (!STORE_PLANS.includes(plan)) throw usage(`--plan must be one of ${STORE_PLANS.join(', ')}`);
   return plan;

@@ -2,7 +2,8 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { BoundedMap } from '../common/cache/bounded-map.js';
 import { ApiKeyService, type IssuedApiKey } from './api-key.service.js';
-import { Store, type StorePlan } from './entities/store.entity.js';
+import type { StorePlan } from '../common/permissions.js';
+import { Store } from './entities/store.entity.js';
 
 export interface CreatedStore {
   store: { id: string; name: string; plan: StorePlan };

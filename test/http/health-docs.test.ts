@@ -129,7 +129,7 @@ describe('API documents', () => {
 
   it('is OpenAPI 3.1', () => {
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer', 'cookie']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminBearer', 'adminCookie', 'apiKey', 'bearer', 'cookie']);
   });
 
   it('documents every route the application registers, and nothing else', () => {

@@ -23,13 +23,15 @@ const LEAKS = [
  * The contract's problem document (section 2): RFC 9457 content type, every member present, the
  * bilingual message, the request id matching the header, nothing internal.
  */
-export function expectProblem(response: ResponseLike, status: number, code: ErrorCode): Record<string, any> {
+export function expectProblem(response: ResponseLike, status: number, code: ErrorCode | Lowercase<ErrorCode>): Record<string, any> {
   expect({ status: response.statusCode, body: response.body }).toMatchObject({ status });
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json(;|$)/);
   const body = JSON.parse(response.body) as Record<string, any>;
+  // Under /admin shared codes are written lower_snake (NOT_FOUND → not_found).
+  const declared = (code in ERRORS ? code : code.toUpperCase()) as ErrorCode;
   expect(body).toMatchObject({
     type: 'about:blank',
-    title: ERRORS[code].title,
+    title: ERRORS[declared].title,
     status,
     code,
   });

@@ -36,6 +36,8 @@ export class AccessGuard implements CanActivate {
     // Other routes ignore the key for authentication, but a request carrying a live key still counts against its limit.
     if (presentedKey !== undefined) request.apiKey = (await this.apiKeys.resolve(presentedKey)) ?? undefined;
     if (rule.kind === 'public') return true;
+    // The dashboard's principals (staff sign-in, support sessions) are not open yet.
+    if (rule.kind !== 'scope') throw new ApiError('UNAUTHENTICATED');
 
     const principal = await this.authenticate(request);
     request.principal = principal;

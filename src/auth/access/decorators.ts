@@ -3,9 +3,10 @@ import { ApiBearerAuth, ApiCookieAuth, ApiExtension, ApiHeader, ApiResponse, Api
 import type { FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../../common/errors/error-catalogue.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
-import { ACCESS_RULE } from './access-rule.js';
-import type { SessionPrincipal } from './principal.js';
+import { ACCESS_RULE, ANY_INSIGHTS_VIEW, type AccessRule } from './access-rule.js';
+import type { AdminPrincipal, SessionPrincipal } from './principal.js';
 import type { Scope } from '../../common/scopes.js';
+import type { Permission } from '../../common/permissions.js';
 
 /** Needs a storefront session whose token carries `scope`. */
 export function RequireScope(scope: Scope) {
@@ -42,4 +43,43 @@ export const CurrentSession = createParamDecorator((_data: unknown, context: Exe
   const principal = context.switchToHttp().getRequest<FastifyRequest>().principal;
   if (!principal) throw new Error('CurrentSession used on a route without a session rule');
   return principal;
+});
+
+/** The dashboard's errors every authenticated /admin route can answer with (contract section 7, in this order). */
+const ADMIN_REFUSALS: ErrorCode[] = ['UNAUTHENTICATED', 'TOKEN_EXPIRED', 'support_read_only', 'CSRF_TOKEN_INVALID'];
+
+function adminRule(rule: AccessRule, refusals: ErrorCode[]) {
+  return applyDecorators(
+    SetMetadata(ACCESS_RULE, rule),
+    ApiBearerAuth('adminBearer'),
+    ApiCookieAuth('adminCookie'),
+    ApiProblemResponses([...ADMIN_REFUSALS, ...refusals], 'admin'),
+  );
+}
+
+/**
+ * Needs a dashboard principal (staff or support) holding `permission`, on a plan entitled to what
+ * the permission reads. `insights.*.view` is any one of the Insights view permissions.
+ */
+export function RequirePermission(permission: Permission | typeof ANY_INSIGHTS_VIEW) {
+  return applyDecorators(
+    adminRule({ kind: 'permission', permission }, ['missing_permission', 'plan_not_entitled']),
+    ApiExtension('x-required-permission', permission),
+  );
+}
+
+/** Needs any signed-in dashboard principal, whatever its permissions (who am I, sign out). */
+export function RequireAdmin() {
+  return adminRule({ kind: 'admin' }, []);
+}
+
+/** The dashboard's sign-in and refresh: they establish a principal, so they need none. */
+export function AdminSignInRoute() {
+  return SetMetadata(ACCESS_RULE, { kind: 'adminSignIn' } satisfies AccessRule);
+}
+
+export const CurrentAdmin = createParamDecorator((_data: unknown, context: ExecutionContext): AdminPrincipal => {
+  const admin = context.switchToHttp().getRequest<FastifyRequest>().admin;
+  if (!admin) throw new Error('CurrentAdmin used on a route without a dashboard rule');
+  return admin;
 });

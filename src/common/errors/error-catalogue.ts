@@ -5,7 +5,12 @@ export interface ErrorDefinition {
   message_ar: string;
 }
 
-/** Every machine code the storefront API answers with, its HTTP status and its bilingual message. */
+/**
+ * Every machine code the service answers with, its HTTP status and its bilingual message. Storefront
+ * and auth codes are UPPER_SNAKE; under /admin every code is written lower_snake (the dashboard's
+ * dialect, contract section 7), so a code shared by both (NOT_FOUND, VALIDATION_FAILED…) is declared
+ * once and the dashboard-only codes are declared in lower_snake.
+ */
 export const ERRORS = {
   VALIDATION_FAILED: {
     status: 400,
@@ -219,6 +224,55 @@ export const ERRORS = {
     message_en: 'The order is not in a state that allows this change.',
     message_ar: 'حالة الطلب لا تسمح بهذا التغيير.',
   },
+  // --- the dashboard (contract sections 7 and 8): lower_snake, like every /admin code ---
+  missing_permission: {
+    status: 403,
+    title: 'Forbidden',
+    message_en: 'Your role does not include the permission this needs. Ask the store owner to grant it.',
+    message_ar: 'دورك لا يتضمن الصلاحية التي يتطلبها هذا. اطلب من مالك المتجر منحها.',
+  },
+  plan_not_entitled: {
+    status: 403,
+    title: 'Forbidden',
+    message_en: 'The store’s plan does not include this. Upgrade the plan to use it.',
+    message_ar: 'خطة المتجر لا تتضمن هذا. رقِّ الخطة لاستخدامه.',
+  },
+  support_read_only: {
+    status: 403,
+    title: 'Forbidden',
+    message_en: 'A support session can only read; it changes nothing.',
+    message_ar: 'جلسة الدعم للقراءة فقط؛ لا تغيّر شيئًا.',
+  },
+  invalid_range: {
+    status: 400,
+    title: 'Bad Request',
+    message_en: 'The date range is not valid: use last=1..366 or all, or from and to (YYYY-MM-DD, at most 366 days apart), not both.',
+    message_ar: 'نطاق التاريخ غير صالح: استخدم last من 1 إلى 366 أو all، أو from وto (YYYY-MM-DD، بفارق 366 يومًا كحد أقصى)، لا كليهما.',
+  },
+  unknown_measure: {
+    status: 400,
+    title: 'Bad Request',
+    message_en: 'No such measure. GET /admin/insights/measures lists them.',
+    message_ar: 'لا يوجد مقياس بهذا الاسم. تعرض GET /admin/insights/measures المقاييس المتاحة.',
+  },
+  unknown_dimension: {
+    status: 400,
+    title: 'Bad Request',
+    message_en: 'No such dimension. GET /admin/insights/dimensions lists them.',
+    message_ar: 'لا يوجد بُعد بهذا الاسم. تعرض GET /admin/insights/dimensions الأبعاد المتاحة.',
+  },
+  too_many_dimensions: {
+    status: 400,
+    title: 'Bad Request',
+    message_en: 'A report can be split by at most 3 dimensions (a time grain counts as one).',
+    message_ar: 'يمكن تقسيم التقرير بثلاثة أبعاد كحد أقصى (والوحدة الزمنية تُحسب بُعدًا).',
+  },
+  over_row_limit: {
+    status: 422,
+    title: 'Unprocessable Content',
+    message_en: 'This report has more than 5,000 rows. Narrow it down, or export it: exports have no row limit.',
+    message_ar: 'يتجاوز هذا التقرير 5000 صف. ضيّق نطاقه أو صدّره: لا حد لعدد الصفوف في التصدير.',
+  },
   NOT_FOUND: {
     status: 404,
     title: 'Not Found',
@@ -285,3 +339,15 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+export type ErrorDialect = 'storefront' | 'admin';
+
+/** The code as a client of `dialect` reads it. */
+export function codeIn(dialect: ErrorDialect, code: ErrorCode): string {
+  return dialect === 'admin' ? code.toLowerCase() : code;
+}
+
+/** Requests under /admin are answered in the dashboard's dialect. */
+export function dialectOf(url: string): ErrorDialect {
+  return url === '/admin' || url.startsWith('/admin/') || url.startsWith('/admin?') ? 'admin' : 'storefront';
+}

@@ -3,7 +3,7 @@ import { ThrottlerException } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from './database-unavailable.js';
 import { ApiError, invalidField } from './api-error.js';
-import { ERRORS, type ErrorCode } from './error-catalogue.js';
+import { codeIn, dialectOf, ERRORS, type ErrorCode, type ErrorDialect } from './error-catalogue.js';
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_BODY',
@@ -56,18 +56,18 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   for (const [name, value] of Object.entries(apiError.options.headers ?? {})) reply.header(name, value);
   // Also here, not only in the onRequest hook: some refusals happen before hooks run.
   reply.header('X-Request-Id', request.id);
-  return reply.code(apiError.status).type('application/problem+json').send(problemDocument(apiError, request.id));
+  return reply.code(apiError.status).type('application/problem+json').send(problemDocument(apiError, request.id, dialectOf(request.url)));
 }
 
 /** The body of a problem answer: the catalogue's title and messages, the request id, the error's extras. */
-export function problemDocument(apiError: ApiError, requestId: string): Record<string, unknown> {
+export function problemDocument(apiError: ApiError, requestId: string, dialect: ErrorDialect = 'storefront'): Record<string, unknown> {
   const definition = ERRORS[apiError.code];
   const { details, errors, suggestion, message } = apiError.options;
   return {
     type: 'about:blank',
     title: definition.title,
     status: apiError.status,
-    code: apiError.code,
+    code: codeIn(dialect, apiError.code),
     message_en: message?.en ?? definition.message_en,
     message_ar: message?.ar ?? definition.message_ar,
     requestId,

@@ -1,8 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { createdAt } from '../../infra/database/timestamps.js';
-
-export const STORE_PLANS = ['basic', 'growth', 'pro'] as const;
-export type StorePlan = (typeof STORE_PLANS)[number];
+import { STORE_PLANS } from '../../common/permissions.js';
 
 const StoreSchema = defineEntity({
   name: 'Store',
