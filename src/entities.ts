@@ -27,6 +27,7 @@ import { ProductSearch } from './storefront/search/entities/product-search.entit
 import { ProductTerms } from './storefront/search/entities/product-terms.entity.js';
 import { SearchRecord } from './storefront/search/entities/search-record.entity.js';
 import { SearchTerm } from './storefront/search/entities/search-term.entity.js';
+import { StorefrontEvent } from './storefront/events/entities/storefront-event.entity.js';
 
 /** Every entity, registered explicitly: no folder scanning at start-up. */
 export const ENTITIES = [
@@ -59,4 +60,5 @@ export const ENTITIES = [
   ProductTerms,
   SearchTerm,
   SearchRecord,
+  StorefrontEvent,
 ];
