@@ -5,6 +5,7 @@ import { AccountModule } from './account/account.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { HealthModule } from './health/health.module.js';
+import { InsightsModule } from './insights/insights.module.js';
 import type { AppConfig } from './infra/config/app-config.js';
 import { DemoModule } from './demo/demo.module.js';
 import { ENTITIES } from './entities.js';
@@ -27,6 +28,7 @@ export class AppModule {
         AuthModule,
         AccountModule,
         StorefrontModule,
+        InsightsModule,
         DemoModule,
         HealthModule,
       ],

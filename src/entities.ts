@@ -28,6 +28,8 @@ import { ProductTerms } from './storefront/search/entities/product-terms.entity.
 import { SearchRecord } from './storefront/search/entities/search-record.entity.js';
 import { SearchTerm } from './storefront/search/entities/search-term.entity.js';
 import { StorefrontEvent } from './storefront/events/entities/storefront-event.entity.js';
+import { PendingChange } from './insights/entities/pending-change.entity.js';
+import { ROLLUP_ENTITIES } from './insights/entities/rollups.entity.js';
 
 /** Every entity, registered explicitly: no folder scanning at start-up. */
 export const ENTITIES = [
@@ -61,4 +63,6 @@ export const ENTITIES = [
   SearchTerm,
   SearchRecord,
   StorefrontEvent,
+  PendingChange,
+  ...ROLLUP_ENTITIES,
 ];

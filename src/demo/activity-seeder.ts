@@ -73,7 +73,7 @@ export class DemoActivitySeeder {
       await this.assertNoActivity(storeId, db);
       const context = await this.loadContext(db, storeId, options);
       const { rows } = await sql<{ currency: string }>`select currency from stores where id = ${storeId}`.execute(db);
-      const orderBatch: OrderBatch = { storeId, currency: rows[0].currency, pricesIncludeTax: context.tax.pricesIncludeTax };
+      const orderBatch: OrderBatch = { storeId, currency: rows[0].currency, ...context.tax };
 
       const { rows: before } = await sql<{ rows: number }>`
         select greatest(reltuples, 0)::float8 as rows from pg_class where oid = 'orders'::regclass`.execute(db);

@@ -56,7 +56,7 @@ describe('access rules (contract section 5)', () => {
   it('every route declares an access rule', () => {
     const undeclared = routes.filter((route) => route.rule === undefined).map(label);
     expect(undeclared).toEqual([]);
-    for (const route of routes) expect(['public', 'apiKey', 'scope'], label(route)).toContain(route.rule!.kind);
+    for (const route of routes) expect(['public', 'apiKey', 'scope', 'adminSignIn', 'admin', 'permission'], label(route)).toContain(route.rule!.kind);
   });
 
   it('every storefront route declares exactly one known scope', () => {

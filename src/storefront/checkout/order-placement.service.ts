@@ -120,7 +120,7 @@ export class OrderPlacementService {
 
     const fulfilment = quote.fulfilment!;
     const promise = priced.promise!;
-    const batch = { storeId: owner.storeId, currency: cart.currency, pricesIncludeTax: quote.taxIncluded };
+    const batch = { storeId: owner.storeId, currency: cart.currency, pricesIncludeTax: quote.taxIncluded, taxRateBps: quote.taxRateBps };
     const numbers = await insertOrders(
       db,
       batch,

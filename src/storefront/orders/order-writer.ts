@@ -53,11 +53,12 @@ export interface NewOrderLine {
   position: number;
 }
 
-/** What every order of one write shares: its store, the store's currency and whether its prices include tax. */
+/** What every order of one write shares: its store, the store's currency and its tax settings at the time. */
 export interface OrderBatch {
   storeId: string;
   currency: string;
   pricesIncludeTax: boolean;
+  taxRateBps: number;
 }
 
 /**
@@ -72,12 +73,13 @@ export function orderInserts(batch: OrderBatch, orders: NewOrder[], lines: NewOr
     new_orders as (
       insert into orders (id, store_id, session_id, shopper_id, email, locale, currency, status, payment_method, payment_status,
                           fulfilment_type, fulfilment_status, shipping_method_code, shipping_address, pickup_location_id, item_count,
-                          subtotal, shipping_total, tax_total, total, refunded_total, prices_include_tax, promised_by, placed_at, paid_at,
-                          shipped_at, ready_at, delivered_at, cancelled_at, refunded_at)
+                          subtotal, shipping_total, tax_total, total, refunded_total, prices_include_tax, tax_rate_bps, placed_as_guest,
+                          promised_by, placed_at, paid_at, shipped_at, ready_at, delivered_at, cancelled_at, refunded_at)
       select o.id, ${batch.storeId}, o.session_id, o.shopper_id, o.email, o.locale, ${batch.currency}, o.status, o.payment_method,
              o.payment_status, o.fulfilment_type, o.fulfilment_status, o.shipping_method_code, o.shipping_address::jsonb,
              o.pickup_location_id, o.item_count, o.subtotal, o.shipping_total, o.tax_total, o.total, o.refunded_total,
-             ${batch.pricesIncludeTax}, coalesce(to_timestamp(o.placed_at), now()) + make_interval(secs => o.promised_after),
+             ${batch.pricesIncludeTax}, ${batch.taxRateBps}::int, o.shopper_id is null,
+             coalesce(to_timestamp(o.placed_at), now()) + make_interval(secs => o.promised_after),
              coalesce(to_timestamp(o.placed_at), now()), to_timestamp(o.paid_at), to_timestamp(o.shipped_at), to_timestamp(o.ready_at),
              to_timestamp(o.delivered_at), to_timestamp(o.cancelled_at), to_timestamp(o.refunded_at)
       from unnest(${orders.map((o) => o.id)}::uuid[], ${orders.map((o) => o.sessionId)}::uuid[], ${orders.map((o) => o.shopperId)}::uuid[],

@@ -21,6 +21,16 @@ const OrderSchema = defineEntity({
     { properties: ['store', 'shopper', 'placedAt', 'id'] },
     { properties: ['store', 'session', 'placedAt', 'id'] },
     { properties: ['store', 'placedAt'] },
+    { name: 'orders_customer_index', expression: 'create index orders_customer_index on orders (store_id, lower(email), placed_at)' },
+    {
+      name: 'orders_open_promised_by_index',
+      expression: "create index orders_open_promised_by_index on orders (store_id, promised_by) where status = 'open'",
+    },
+    {
+      name: 'orders_late_promised_by_index',
+      expression:
+        "create index orders_late_promised_by_index on orders (store_id, promised_by) where (fulfilment_type = 'delivery' and delivered_at > promised_by) or (fulfilment_type = 'pickup' and ready_at > promised_by)",
+    },
     {
       name: 'orders_authorized_placed_at_index',
       expression: "create index orders_authorized_placed_at_index on orders (placed_at) where payment_status = 'authorized'",
@@ -52,6 +62,10 @@ const OrderSchema = defineEntity({
     total: p.integer(),
     refundedTotal: p.integer().default(0),
     pricesIncludeTax: p.boolean(),
+    /** The store's tax rate when the order was placed, in basis points. */
+    taxRateBps: p.integer(),
+    /** Placed without a signed-in shopper; stays true when a shopper adopts the order later. */
+    placedAsGuest: p.boolean().default(false),
     /** When delivery (or readiness for pickup) was promised: the late_orders report compares against it. */
     promisedBy: p.datetime(),
     placedAt: createdAt(),

@@ -1,0 +1,31 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
+import type { AdminPrincipal } from '../../auth/access/principal.js';
+import { ApiProblemResponses } from '../../common/errors/openapi.js';
+import { ReportResponseDoc } from '../dto/insights.response.js';
+import { BuilderRunDto } from '../dto/builder-run.dto.js';
+import { BuilderService } from './builder.service.js';
+
+@ApiTags('Insights')
+@Controller('admin/insights/builder')
+export class BuilderController {
+  constructor(private readonly builder: BuilderService) {}
+
+  @Post('run')
+  @HttpCode(200)
+  @RequirePermission('insights.builder.use')
+  @ApiOperation({
+    summary: 'Run a custom report',
+    description:
+      'Measures split by up to 3 dimensions, filtered, compared and sorted; also needs the view permission of every area its measures and dimensions belong to. Over 5,000 rows: 422 over_row_limit with `rowCount` and the export to run instead.',
+  })
+  @ApiOkResponse({ type: ReportResponseDoc })
+  @ApiProblemResponses(
+    ['VALIDATION_FAILED', 'MALFORMED_BODY', 'invalid_range', 'unknown_measure', 'unknown_dimension', 'too_many_dimensions', 'over_row_limit'],
+    'admin',
+  )
+  run(@Body() body: BuilderRunDto, @CurrentAdmin() admin: AdminPrincipal) {
+    return this.builder.run(body, admin);
+  }
+}

@@ -1,0 +1,76 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ANY_INSIGHTS_VIEW } from '../../auth/access/access-rule.js';
+import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
+import type { AdminPrincipal } from '../../auth/access/principal.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { ApiProblemResponses } from '../../common/errors/openapi.js';
+import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
+import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
+import { dimensionNamed } from '../definitions/dimensions.js';
+import { CatalogueListDoc, DimensionValuesDoc, StatusDoc } from '../dto/insights.response.js';
+import { DimensionValuesQueryDto } from '../dto/values-query.dto.js';
+import { requireAreas } from '../query/area-access.js';
+import { DimensionValues } from '../query/dimension-values.js';
+import { FreshnessService } from '../query/freshness.js';
+import { StoreCalendars } from '../query/store-calendar.js';
+import { dimensionCatalogue, measureCatalogue } from './insights-catalogue.js';
+
+/** What Insights can show: its measures and dimensions, the values a filter can take, and how current the figures are. */
+@ApiTags('Insights')
+@Controller('admin/insights')
+export class InsightsCatalogueController {
+  constructor(
+    private readonly values: DimensionValues,
+    private readonly freshness: FreshnessService,
+    private readonly calendars: StoreCalendars,
+  ) {}
+
+  @Get('measures')
+  @RequirePermission(ANY_INSIGHTS_VIEW)
+  @ApiOperation({ summary: 'Every measure reports and the builder accept, with what it can be split by' })
+  @ApiOkResponse({ type: CatalogueListDoc })
+  measures() {
+    return { items: measureCatalogue() };
+  }
+
+  @Get('dimensions')
+  @RequirePermission(ANY_INSIGHTS_VIEW)
+  @ApiOperation({ summary: 'Every dimension reports and the builder split or filter by' })
+  @ApiOkResponse({ type: CatalogueListDoc })
+  dimensions() {
+    return { items: dimensionCatalogue() };
+  }
+
+  @Get('dimensions/:dimension/values')
+  @RequirePermission(ANY_INSIGHTS_VIEW)
+  @ApiOperation({ summary: 'Values of a filterable dimension, searched in English or Arabic; needs the view permission of its area' })
+  @ApiOkResponse({ type: DimensionValuesDoc })
+  @ApiProblemResponses(['unknown_dimension', 'VALIDATION_FAILED'], 'admin')
+  async dimensionValues(
+    @Param('dimension') name: string,
+    @Query() query: DimensionValuesQueryDto,
+    @CurrentAdmin() admin: AdminPrincipal,
+  ) {
+    const dimension = dimensionNamed(name);
+    if (!dimension || !dimension.filterable) throw new ApiError('unknown_dimension', { details: { dimension: name } });
+    requireAreas(admin, [dimension.area]);
+    const offset = query.cursor === undefined ? 0 : decodeCursor<[number]>(query.cursor, ['number'])[0];
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const { items, more } = await this.values.search(admin.storeId, dimension, query.q, { limit, offset: Math.max(0, offset) });
+    return { items, nextCursor: more ? encodeCursor([offset + limit]) : null };
+  }
+
+  @Get('status')
+  @RequirePermission(ANY_INSIGHTS_VIEW)
+  @ApiOperation({ summary: 'How current the figures are: data freshness, time zone, currency, sources' })
+  @ApiOkResponse({ type: StatusDoc })
+  async status(@CurrentAdmin() admin: AdminPrincipal) {
+    const [freshness, sources, calendar] = await Promise.all([
+      this.freshness.of(admin.storeId),
+      this.freshness.sources(admin.storeId),
+      this.calendars.of(admin.storeId),
+    ]);
+    return { ...freshness, timezone: calendar.timezone, currency: calendar.currency, sources };
+  }
+}

@@ -1,0 +1,97 @@
+import { TIME_GRAINS, DIMENSIONS, isTimeGrain, type DimensionDef } from '../definitions/dimensions.js';
+import { MEASURES, type MeasureDef } from '../definitions/measures.js';
+import { REPORT_COLUMNS, REPORTS } from '../definitions/reports.js';
+import { SOURCES } from '../definitions/sources.js';
+import { FILTER_OPERATORS } from '../query/query-engine.js';
+
+/** An entry of `GET /measures` or `GET /dimensions` (contract section 8). */
+export interface CatalogueEntry {
+  name: string;
+  area: string | null;
+  type: string;
+  label_en: string;
+  label_ar: string;
+  description_en: string;
+  description_ar: string;
+  /** Measures: the dimensions it can be split by. Dimensions: the measures it splits. */
+  dimensions?: string[];
+  measures?: string[];
+  /** Measures: whether the builder takes it (report columns are read in their reports only). */
+  builder?: boolean;
+  reports?: string[];
+  /** Dimensions: filterable ones take `filter[]` and the builder's filters, with these operators. */
+  filterable?: boolean;
+  operators?: string[];
+}
+
+/** The dimensions a measure can be split by: those of each source that has it, and the time grains its rollups keep. */
+export function dimensionsOf(measure: MeasureDef): string[] {
+  const names = new Set<string>();
+  for (const source of SOURCES) {
+    if (!measure.in[source.name]) continue;
+    for (const name of Object.keys(source.dimensions)) names.add(name);
+    if (!source.timed) continue;
+    for (const grain of TIME_GRAINS) {
+      if (grain !== 'hour' || source.tables.some((table) => table.granularity === 'hour')) names.add(grain);
+    }
+  }
+  return DIMENSIONS.map((dimension) => dimension.name).filter((name) => names.has(name));
+}
+
+function reportsShowing(name: string): string[] {
+  return Object.values(REPORTS)
+    .filter((report) => report.totals.includes(name) || report.series.includes(name) || (report.table.kind === 'split' && report.table.measures.includes(name)))
+    .map((report) => report.name);
+}
+
+export function measureCatalogue(): CatalogueEntry[] {
+  return [
+    ...MEASURES.map((measure) => ({
+      name: measure.name,
+      area: measure.area,
+      type: measure.type,
+      label_en: measure.label.en,
+      label_ar: measure.label.ar,
+      description_en: measure.description.en,
+      description_ar: measure.description.ar,
+      dimensions: dimensionsOf(measure),
+      builder: true,
+      reports: reportsShowing(measure.name),
+    })),
+    ...REPORT_COLUMNS.map((column) => ({
+      name: column.name,
+      area: REPORTS[column.reports[0]].area,
+      type: column.type,
+      label_en: column.label.en,
+      label_ar: column.label.ar,
+      description_en: column.description.en,
+      description_ar: column.description.ar,
+      dimensions: [],
+      builder: false,
+      reports: column.reports,
+    })),
+  ];
+}
+
+/** The filter operators a dimension takes: text ones by value, numbers and dates also by order. */
+export function operatorsOf(dimension: DimensionDef): string[] {
+  if (!dimension.filterable) return [];
+  if (dimension.type === 'text') return FILTER_OPERATORS.filter((op) => !['gt', 'gte', 'lt', 'lte', 'between'].includes(op));
+  return FILTER_OPERATORS.filter((op) => op !== 'contains');
+}
+
+export function dimensionCatalogue(): CatalogueEntry[] {
+  return DIMENSIONS.map((dimension) => ({
+    name: dimension.name,
+    area: dimension.area,
+    type: dimension.type,
+    label_en: dimension.label.en,
+    label_ar: dimension.label.ar,
+    description_en: dimension.description.en,
+    description_ar: dimension.description.ar,
+    measures: MEASURES.filter((measure) => dimensionsOf(measure).includes(dimension.name)).map((measure) => measure.name),
+    filterable: dimension.filterable && !isTimeGrain(dimension.name),
+    operators: operatorsOf(dimension),
+  }));
+}
+

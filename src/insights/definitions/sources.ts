@@ -1,0 +1,139 @@
+import { sql, type RawBuilder } from 'kysely';
+import { ROLLUPS, type RollupTable } from '../rollups/rollup-tables.js';
+
+/**
+ * Where measures are read from: each source is one kind of rollup, at one or more granularities,
+ * with the dimensions its rows can be split and filtered by. The query layer picks, for each
+ * measure, the first source (in this order) that has it and every dimension the query uses.
+ */
+
+export const SOURCE_NAMES = [
+  'sales',
+  'products',
+  'customers',
+  'customer_sales',
+  'cohorts',
+  'fulfilment',
+  'payments',
+  'searches',
+  'funnel',
+] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+export interface SourceDimension {
+  /** The value, over the rollup row `t`, as text. */
+  sql: RawBuilder<unknown>;
+  /** The key column it reads: a table without it cannot serve the dimension. */
+  column: string;
+}
+
+export interface SourceDef {
+  name: SourceName;
+  /** Finest first; a query takes the coarsest table that serves its grain and dimensions. */
+  tables: readonly RollupTable[];
+  /** Whether rows have a time bucket the range and the time grains apply to. */
+  timed: boolean;
+  dimensions: Record<string, SourceDimension>;
+  /**
+   * Conditions the dimensions a query uses (split or filtered) impose on the rows, or why they
+   * cannot be used together here.
+   */
+  conditions?(used: ReadonlySet<string>): RawBuilder<unknown>[] | { refused: string };
+}
+
+const column = (name: string, cast = ''): SourceDimension => ({ sql: sql.raw(`t.${name}${cast}`), column: name });
+
+/** Which rows of the customers rollup answer a query: the grouping its customer dimension needs. */
+function customerGrouping(used: ReadonlySet<string>): RawBuilder<unknown>[] | { refused: string } {
+  const groupings = ['customer_kind', 'locale'].filter((name) => used.has(name));
+  if (groupings.length > 1 || (groupings.length === 1 && used.has('customer_type'))) {
+    return { refused: 'customers can be split by one of customer_type, customer_kind and locale at a time' };
+  }
+  return [sql`t.grouping = ${groupings[0] ?? 'all'}`];
+}
+
+export const SOURCES: readonly SourceDef[] = [
+  {
+    name: 'sales',
+    tables: [ROLLUPS.salesHourly, ROLLUPS.salesDaily],
+    timed: true,
+    dimensions: {
+      payment_method: column('payment_method'),
+      fulfilment_type: column('fulfilment_type'),
+      shipping_method: column('shipping_method'),
+      customer_type: column('customer_type'),
+      customer_kind: column('customer_kind'),
+      locale: column('locale'),
+      tax_rate: column('tax_rate_bps', '::text'),
+    },
+  },
+  {
+    name: 'products',
+    tables: [ROLLUPS.productsDaily],
+    timed: true,
+    dimensions: {
+      product: column('product_id', '::text'),
+      variant: column('variant_id', '::text'),
+      category: column('category_id', '::text'),
+      brand: column('brand_id', '::text'),
+    },
+  },
+  {
+    name: 'customers',
+    tables: [ROLLUPS.customersDaily],
+    timed: true,
+    dimensions: {
+      customer_type: { sql: sql`case when t.prev_day = '-infinity' then 'new' else 'returning' end`, column: 'prev_day' },
+      customer_kind: column('group_value'),
+      locale: column('group_value'),
+    },
+    conditions: customerGrouping,
+  },
+  {
+    name: 'customer_sales',
+    tables: [ROLLUPS.customerSalesDaily],
+    timed: true,
+    dimensions: { customer: column('customer_id', '::text') },
+  },
+  {
+    name: 'cohorts',
+    tables: [ROLLUPS.cohortsMonthly],
+    timed: false,
+    dimensions: {
+      cohort: { sql: sql`to_char(t.cohort_month, 'YYYY-MM-DD')`, column: 'cohort_month' },
+      months_since: {
+        sql: sql`((extract(year from t.month) - extract(year from t.cohort_month)) * 12
+                  + extract(month from t.month) - extract(month from t.cohort_month))::int::text`,
+        column: 'cohort_month',
+      },
+    },
+  },
+  {
+    name: 'fulfilment',
+    tables: [ROLLUPS.fulfilmentHourly],
+    timed: true,
+    dimensions: { fulfilment_type: column('fulfilment_type'), shipping_method: column('shipping_method') },
+  },
+  {
+    name: 'payments',
+    tables: [ROLLUPS.paymentsHourly],
+    timed: true,
+    dimensions: { payment_method: column('payment_method') },
+  },
+  {
+    name: 'searches',
+    tables: [ROLLUPS.searchesHourly, ROLLUPS.searchesDaily],
+    timed: true,
+    dimensions: { query: column('query') },
+  },
+  {
+    name: 'funnel',
+    tables: [ROLLUPS.funnelHourly],
+    timed: true,
+    dimensions: {},
+  },
+];
+
+export function sourceNamed(name: SourceName): SourceDef {
+  return SOURCES.find((source) => source.name === name)!;
+}

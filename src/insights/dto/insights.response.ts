@@ -1,0 +1,89 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+const FIGURES = { type: 'object' as const, additionalProperties: { type: ['number', 'string', 'null'] } };
+
+export class ReportRangeDoc {
+  @ApiProperty({ example: '2026-10-25' }) from: string;
+  @ApiProperty({ example: '2026-11-23' }) to: string;
+  @ApiProperty({ example: 'Asia/Riyadh' }) timezone: string;
+  @ApiProperty({ enum: ['hour', 'day', 'week', 'month', 'quarter', 'year'] }) grain: string;
+}
+
+export class ReportColumnDocDto {
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: ['dimension', 'measure'] }) kind: string;
+  @ApiProperty({ enum: ['money', 'count', 'ratio', 'duration', 'text', 'date'] }) type: string;
+  @ApiProperty() label_en: string;
+  @ApiProperty() label_ar: string;
+}
+
+/** Every built-in report and the builder answer in this shape (contract section 8). */
+export class ReportResponseDoc {
+  @ApiProperty({ example: 'overview' }) report: string;
+  @ApiProperty({ type: ReportRangeDoc }) range: ReportRangeDoc;
+  @ApiProperty({ type: ReportRangeDoc, nullable: true }) compareRange: ReportRangeDoc | null;
+  @ApiProperty({ example: 'SAR' }) currency: string;
+  @ApiProperty({ type: [ReportColumnDocDto] }) columns: ReportColumnDocDto[];
+  @ApiProperty({ ...FIGURES, description: 'Money in minor units without tax; ratios 0..1; durations in seconds.' })
+  totals: Record<string, unknown>;
+  @ApiProperty({ ...FIGURES, nullable: true }) compareTotals: Record<string, unknown> | null;
+  @ApiProperty({ type: 'array', items: FIGURES, description: 'One point per period (`period`: local `YYYY-MM-DD`, or `YYYY-MM-DDTHH:00`), zero-filled.' })
+  series: Record<string, unknown>[];
+  @ApiProperty({ type: 'array', items: FIGURES, nullable: true, description: 'The compare range’s points, aligned by position.' })
+  compareSeries: Record<string, unknown>[] | null;
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: 'Dimension values and measures; `labels` names the values of the row’s dimensions: `{ "product": { "en", "ar" } }`.',
+  })
+  rows: Record<string, unknown>[];
+  @ApiPropertyOptional({ type: 'integer', description: 'Builder only: the rows of the answer (never more than 5,000).' }) rowCount?: number;
+  @ApiProperty({ type: 'string', nullable: true }) nextCursor: string | null;
+  @ApiProperty({ format: 'date-time', description: 'Everything recorded before this instant is in the figures.' }) dataAsOf: string;
+}
+
+export class CatalogueEntryDoc {
+  @ApiProperty() name: string;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Whose view permission reads it; null for time grains.' }) area: string | null;
+  @ApiProperty() type: string;
+  @ApiProperty() label_en: string;
+  @ApiProperty() label_ar: string;
+  @ApiProperty() description_en: string;
+  @ApiProperty() description_ar: string;
+  @ApiPropertyOptional({ type: [String], description: 'Measures: the dimensions it can be split by.' }) dimensions?: string[];
+  @ApiPropertyOptional({ type: [String], description: 'Dimensions: the measures it splits.' }) measures?: string[];
+  @ApiPropertyOptional({ description: 'Measures: false for columns of one report’s table only.' }) builder?: boolean;
+  @ApiPropertyOptional({ type: [String] }) reports?: string[];
+  @ApiPropertyOptional() filterable?: boolean;
+  @ApiPropertyOptional({ type: [String] }) operators?: string[];
+}
+
+export class CatalogueListDoc {
+  @ApiProperty({ type: [CatalogueEntryDoc] }) items: CatalogueEntryDoc[];
+}
+
+export class DimensionValueDoc {
+  @ApiProperty() value: string;
+  @ApiProperty() label_en: string;
+  @ApiProperty() label_ar: string;
+}
+
+export class DimensionValuesDoc {
+  @ApiProperty({ type: [DimensionValueDoc] }) items: DimensionValueDoc[];
+  @ApiProperty({ type: 'string', nullable: true }) nextCursor: string | null;
+}
+
+export class SourceFreshnessDoc {
+  @ApiProperty({ enum: ['orders', 'refunds', 'searches', 'sessions'] }) name: string;
+  @ApiProperty({ type: 'integer', description: 'Records in the figures.' }) rows: number;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'The newest record, in the figures or not yet.' })
+  lastRecordAt: string | null;
+}
+
+export class StatusDoc {
+  @ApiProperty({ format: 'date-time' }) dataAsOf: string;
+  @ApiProperty({ type: 'integer', description: 'Seconds the figures are behind the records; 0 when nothing waits.' }) lagSeconds: number;
+  @ApiProperty() timezone: string;
+  @ApiProperty() currency: string;
+  @ApiProperty({ type: [SourceFreshnessDoc] }) sources: SourceFreshnessDoc[];
+}

@@ -1,0 +1,89 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsArray, IsIn, IsInt, IsString, Max, MaxLength, Min, ArrayMaxSize } from 'class-validator';
+import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
+import { OptionalField } from '../../common/validation/fields.js';
+import { TIME_GRAINS, type TimeGrain } from '../definitions/dimensions.js';
+import { COMPARES, type Compare } from '../query/ranges.js';
+
+const asList = ({ value }: { value: unknown }) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+
+/** The query of every built-in report (interface part 2, contract section 8). */
+export class ReportQueryDto {
+  @ApiPropertyOptional({ description: 'First day, `YYYY-MM-DD`, in the store’s time zone; with `to`, not with `last`.', example: '2026-10-01' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(32)
+  from?: string;
+
+  @ApiPropertyOptional({ description: 'Last day, inclusive, `YYYY-MM-DD`.', example: '2026-10-31' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(32)
+  to?: string;
+
+  @ApiPropertyOptional({
+    description: 'Today and the N−1 days before (1 to 366), or `all` from the store’s first order. Default 30.',
+    example: '30',
+  })
+  @OptionalField()
+  @IsString()
+  @MaxLength(32)
+  last?: string;
+
+  @ApiPropertyOptional({ enum: COMPARES, default: 'none' })
+  @OptionalField()
+  @IsIn(COMPARES)
+  compare?: Compare;
+
+  @ApiPropertyOptional({
+    enum: TIME_GRAINS,
+    description: 'The series’ period. Default: hour up to 2 days, day up to 90, week up to 366, then month. `hour` is for ranges of up to 7 days.',
+  })
+  @OptionalField()
+  @IsIn(TIME_GRAINS)
+  grain?: TimeGrain;
+
+  @ApiPropertyOptional({
+    name: 'filter[]',
+    type: [String],
+    description: '`dimension:value`, repeated: values of one dimension are OR’d, dimensions AND’d.',
+    example: ['payment_method:card'],
+  })
+  @OptionalField()
+  @Transform(asList)
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  'filter[]'?: string[];
+
+  @ApiPropertyOptional({ type: [String], description: 'The same as `filter[]`.' })
+  @OptionalField()
+  @Transform(asList)
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  filter?: string[];
+
+  @ApiPropertyOptional({ description: '`-measure` (largest first) or `measure` (smallest first), one of the table’s measures.', example: '-net_sales' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(100)
+  sort?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Rows per page.' })
+  @OptionalField()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page.' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+}

@@ -1,0 +1,21 @@
+import type { AdminPrincipal } from '../../auth/access/principal.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { viewPermission, type Entitlement, type InsightsArea } from '../../common/permissions.js';
+import { notEntitled } from './ranges.js';
+
+/**
+ * What a query touches beyond its route's own permission (the builder's measures and dimensions, a
+ * dimension's values): the caller needs the view permission of every area, and the plan each area.
+ * Permissions are checked before the plan, as the guard does.
+ */
+export function requireAreas(admin: AdminPrincipal, areas: Iterable<InsightsArea | null>): void {
+  const needed = [...new Set([...areas].filter((area): area is InsightsArea => area !== null))];
+  for (const area of needed) {
+    const permission = viewPermission(area);
+    if (!admin.permissions.includes(permission)) throw new ApiError('missing_permission', { details: { requiredPermission: permission } });
+  }
+  for (const area of needed) {
+    const entitlement = `area:${area}` as Entitlement;
+    if (!admin.entitlements.includes(entitlement)) throw notEntitled(entitlement);
+  }
+}

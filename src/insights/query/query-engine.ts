@@ -1,0 +1,275 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { invalidField } from '../../common/errors/api-error.js';
+import { dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
+import type { MeasureContext, MeasureDef } from '../definitions/measures.js';
+import { SOURCES, type SourceDef } from '../definitions/sources.js';
+import { NONE_ID, type RollupTable } from '../rollups/rollup-tables.js';
+import { isoWeekday, type DateRange, type WeekStart } from './ranges.js';
+
+/**
+ * The one way Insights reads figures: measures split by dimensions over a date range, from the
+ * rollups. Each measure is read from the first source that has it and every dimension the query
+ * uses; measures of one source are one grouped SQL statement over the coarsest rollup table that
+ * serves the query, and the parts are joined on their dimension values.
+ */
+
+export const FILTER_OPERATORS = ['in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'between', 'is_set', 'is_not_set'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+export interface Filter {
+  dimension: string;
+  op: FilterOperator;
+  values: string[];
+}
+
+export interface QuerySpec {
+  storeId: string;
+  measures: MeasureDef[];
+  /** Split by these, in order; at most one time grain. */
+  dimensions: string[];
+  filters: Filter[];
+  range: DateRange;
+  weekStartsOn: WeekStart;
+  sort?: { measure: string; descending: boolean };
+}
+
+export type Row = Record<string, string | number | null>;
+
+interface Part {
+  source: SourceDef;
+  table: RollupTable;
+  measures: MeasureDef[];
+}
+
+const NONE_VALUE: Record<string, string> = { product: NONE_ID, variant: NONE_ID, category: NONE_ID, brand: NONE_ID, shipping_method: '' };
+
+/** Why a query cannot be answered as asked: a 400 naming the field. */
+function unavailable(field: string, en: string, ar: string) {
+  return invalidField(field, 'notAvailable', { en, ar });
+}
+
+@Injectable()
+export class QueryEngine {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Every row of the query, sorted as asked (else by the dimensions). */
+  async rows(spec: QuerySpec, page?: { limit: number; offset: number }): Promise<{ rows: Row[]; more: boolean }> {
+    const parts = this.plan(spec);
+    const db = this.em.getKysely() as Kysely<unknown>;
+    if (parts.length === 1) {
+      const statement = this.select(spec, parts[0], page ? { limit: page.limit + 1, offset: page.offset } : undefined);
+      const { rows } = await statement.execute(db);
+      const converted = (rows as Record<string, unknown>[]).map((row) => this.convert(spec, parts[0], row));
+      return page ? { rows: converted.slice(0, page.limit), more: converted.length > page.limit } : { rows: converted, more: false };
+    }
+    const results = await Promise.all(parts.map((part) => this.select(spec, part).execute(db)));
+    const merged = new Map<string, Row>();
+    for (const [index, { rows }] of results.entries()) {
+      for (const raw of rows as Record<string, unknown>[]) {
+        const row = this.convert(spec, parts[index], raw);
+        const key = spec.dimensions.map((dimension) => row[dimension]).join('\u0000');
+        merged.set(key, { ...merged.get(key), ...row });
+      }
+    }
+    const rows = [...merged.values()].map((row) => this.fillMissing(spec, row));
+    rows.sort((a, b) => this.compare(spec, a, b));
+    if (!page) return { rows, more: false };
+    return { rows: rows.slice(page.offset, page.offset + page.limit), more: rows.length > page.offset + page.limit };
+  }
+
+  /** How many rows the query has, counted without computing them. */
+  async count(spec: QuerySpec): Promise<number> {
+    const parts = this.plan(spec);
+    const keys = parts.map((part) => this.select(spec, { ...part, measures: [] }, undefined, true));
+    const { rows } = await sql<{ count: string }>`select count(*) as count from (${sql.join(keys, sql` union `)}) keys`.execute(
+      this.em.getKysely() as Kysely<unknown>,
+    );
+    return Number(rows[0].count);
+  }
+
+  /** Checks that every measure can be read as the query asks, without reading anything. */
+  check(spec: QuerySpec): void {
+    this.plan(spec);
+  }
+
+  private plan(spec: QuerySpec): Part[] {
+    const grain = spec.dimensions.find(isTimeGrain);
+    const used = this.used(spec);
+    const parts: Part[] = [];
+    for (const measure of spec.measures) {
+      const missing = (measure.requires ?? []).filter((dimension) => !spec.dimensions.includes(dimension));
+      if (missing.length > 0) {
+        throw unavailable(
+          'dimensions',
+          `${measure.name} is only meaningful split by ${missing.join(' and ')}.`,
+          `لا معنى لـ ${measure.name} إلا عند التقسيم حسب ${missing.join(' و')}.`,
+        );
+      }
+      const served = SOURCES.flatMap((source) => {
+        if (!measure.in[source.name]) return [];
+        if (grain && !source.timed) return [];
+        if ([...used].some((dimension) => !source.dimensions[dimension])) return [];
+        const conditions = source.conditions?.(used);
+        if (conditions && 'refused' in conditions) return [];
+        const table = this.tableFor(source, grain, used);
+        return table ? [{ source, table }] : [];
+      })[0];
+      if (!served) {
+        const split = [...spec.dimensions, ...spec.filters.map((filter) => filter.dimension)];
+        throw unavailable(
+          'measures',
+          `${measure.name} cannot be split or filtered by ${[...new Set(split)].join(', ')} together. GET /admin/insights/measures lists the dimensions of each measure.`,
+          `لا يمكن تقسيم ${measure.name} أو تصفيته حسب ${[...new Set(split)].join('، ')} معًا. تعرض GET /admin/insights/measures أبعاد كل مقياس.`,
+        );
+      }
+      const part = parts.find((candidate) => candidate.source === served.source && candidate.table === served.table);
+      if (part) part.measures.push(measure);
+      else parts.push({ ...served, measures: [measure] });
+    }
+    return parts;
+  }
+
+  /** The dimensions a query splits or filters by, time grains aside. */
+  private used(spec: QuerySpec): Set<string> {
+    return new Set([...spec.dimensions.filter((dimension) => !isTimeGrain(dimension)), ...spec.filters.map((filter) => filter.dimension)]);
+  }
+
+  /** The coarsest table of the source that holds the grain's periods and the dimensions' columns. */
+  private tableFor(source: SourceDef, grain: TimeGrain | undefined, used: ReadonlySet<string>): RollupTable | undefined {
+    const candidates = source.tables.filter((table) =>
+      [...used].every((dimension) => (table.keys as readonly string[]).includes(source.dimensions[dimension].column) || !source.timed),
+    );
+    if (grain === 'hour') return candidates.find((table) => table.granularity === 'hour');
+    return candidates.find((table) => table.granularity !== 'hour') ?? candidates[0];
+  }
+
+  private select(spec: QuerySpec, part: Part, page?: { limit: number; offset: number }, keysOnly = false): RawBuilder<unknown> {
+    const { source, table } = part;
+    const grain = spec.dimensions.find(isTimeGrain);
+    const used = this.used(spec);
+    const dimensionSql = spec.dimensions.map((dimension) =>
+      isTimeGrain(dimension) ? this.period(table, dimension, spec.weekStartsOn) : source.dimensions[dimension].sql,
+    );
+    const periodStart = grain
+      ? sql`greatest(${this.periodDate(table, grain, spec.weekStartsOn)}, ${spec.range.from}::date)`
+      : sql`${spec.range.from}::date`;
+    const context: MeasureContext = { used, periodStart };
+    const conditions = source.conditions?.(used) ?? [];
+    const where = [
+      sql`t.store_id = ${spec.storeId}::uuid`,
+      ...this.rangeCondition(source, table, spec.range),
+      ...(Array.isArray(conditions) ? conditions : []),
+      ...spec.filters.map((filter) => this.filterCondition(source, filter)),
+    ];
+    const selected = [
+      ...dimensionSql.map((expression, i) => sql`${expression} as ${sql.ref(spec.dimensions[i])}`),
+      ...(keysOnly ? [sql`1 as one`] : part.measures.map((measure) => sql`${measure.in[source.name]!(context)} as ${sql.ref(measure.name)}`)),
+    ];
+    const groupBy = dimensionSql.length > 0 ? sql`group by ${sql.join(dimensionSql.map((_, i) => sql.lit(i + 1)))}` : sql``;
+    const query = sql`select ${sql.join(selected)} from ${sql.table(table.name)} t where ${sql.join(where, sql` and `)} ${groupBy}`;
+    const dimensionRefs = spec.dimensions.map((dimension) => sql.ref(dimension));
+    if (keysOnly) return dimensionRefs.length > 0 ? sql`select ${sql.join(dimensionRefs)} from (${query}) k` : sql`select 1 from (${query}) k`;
+    const order: RawBuilder<unknown>[] = [];
+    if (spec.sort && part.measures.some((measure) => measure.name === spec.sort!.measure)) {
+      order.push(sql`${sql.ref(spec.sort.measure)} ${sql.raw(spec.sort.descending ? 'desc' : 'asc')} nulls last`);
+    }
+    order.push(...dimensionRefs);
+    const ordered = order.length > 0 ? sql`${query} order by ${sql.join(order)}` : query;
+    return page ? sql`${ordered} limit ${page.limit} offset ${page.offset}` : ordered;
+  }
+
+  private rangeCondition(source: SourceDef, table: RollupTable, range: DateRange): RawBuilder<unknown>[] {
+    if (!source.timed) {
+      // a cohort is in the range when its first month is; its months are counted up to the range's end
+      return [sql`t.cohort_month between date_trunc('month', ${range.from}::date)::date and ${range.to}::date`, sql`t.month <= ${range.to}::date`];
+    }
+    if (table.granularity === 'hour') {
+      return [sql`t.hour >= ${range.from}::date::timestamp`, sql`t.hour < (${range.to}::date + 1)::timestamp`];
+    }
+    return [sql`t.day between ${range.from}::date and ${range.to}::date`];
+  }
+
+  /** The first day of the row's period, as a date. */
+  private periodDate(table: RollupTable, grain: TimeGrain, weekStartsOn: WeekStart): RawBuilder<unknown> {
+    const day = table.granularity === 'hour' ? sql`t.hour::date` : sql`t.day`;
+    switch (grain) {
+      case 'hour':
+      case 'day':
+        return day;
+      case 'week':
+        return sql`(${day} - ((extract(isodow from ${day})::int - ${sql.lit(isoWeekday(weekStartsOn))} + 7) % 7))`;
+      default:
+        return sql`date_trunc(${sql.lit(grain)}, ${day})::date`;
+    }
+  }
+
+  /** The row's period as the series names it. */
+  private period(table: RollupTable, grain: TimeGrain, weekStartsOn: WeekStart): RawBuilder<unknown> {
+    if (grain === 'hour') return sql`to_char(t.hour, 'YYYY-MM-DD"T"HH24:00')`;
+    return sql`to_char(${this.periodDate(table, grain, weekStartsOn)}, 'YYYY-MM-DD')`;
+  }
+
+  private filterCondition(source: SourceDef, filter: Filter): RawBuilder<unknown> {
+    const dimension = dimensionNamed(filter.dimension)!;
+    const value = source.dimensions[filter.dimension].sql;
+    const typed = dimension.type === 'number' ? sql`(${value})::numeric` : dimension.type === 'date' ? sql`(${value})::date` : value;
+    const cast = (raw: string) => (dimension.type === 'number' ? sql`${raw}::numeric` : dimension.type === 'date' ? sql`${raw}::date` : sql`${raw}`);
+    const none = NONE_VALUE[filter.dimension];
+    switch (filter.op) {
+      case 'in':
+        return sql`${value} = any(${filter.values}::text[])`;
+      case 'not_in':
+        return sql`not (${value} = any(${filter.values}::text[]))`;
+      case 'contains':
+        return sql`${value} ilike any(${filter.values.map((text) => `%${text.replace(/[\\%_]/g, '\\$&')}%`)}::text[])`;
+      case 'gt':
+        return sql`${typed} > ${cast(filter.values[0])}`;
+      case 'gte':
+        return sql`${typed} >= ${cast(filter.values[0])}`;
+      case 'lt':
+        return sql`${typed} < ${cast(filter.values[0])}`;
+      case 'lte':
+        return sql`${typed} <= ${cast(filter.values[0])}`;
+      case 'between':
+        return sql`${typed} between ${cast(filter.values[0])} and ${cast(filter.values[1])}`;
+      case 'is_set':
+        return none === undefined ? sql`true` : sql`${value} <> ${none}`;
+      case 'is_not_set':
+        return none === undefined ? sql`false` : sql`${value} = ${none}`;
+    }
+  }
+
+  private convert(spec: QuerySpec, part: Part, raw: Record<string, unknown>): Row {
+    const row: Row = {};
+    for (const dimension of spec.dimensions) row[dimension] = raw[dimension] as string;
+    for (const { name } of part.measures) row[name] = raw[name] === null || raw[name] === undefined ? null : Number(raw[name]);
+    return row;
+  }
+
+  private fillMissing(spec: QuerySpec, row: Row): Row {
+    for (const measure of spec.measures) {
+      if (!(measure.name in row)) row[measure.name] = measure.type === 'money' || measure.type === 'count' ? 0 : null;
+    }
+    return row;
+  }
+
+  private compare(spec: QuerySpec, a: Row, b: Row): number {
+    if (spec.sort) {
+      const left = a[spec.sort.measure];
+      const right = b[spec.sort.measure];
+      if (left !== right) {
+        if (left === null) return 1;
+        if (right === null) return -1;
+        return (spec.sort.descending ? -1 : 1) * ((left as number) - (right as number));
+      }
+    }
+    for (const dimension of spec.dimensions) {
+      const left = String(a[dimension]);
+      const right = String(b[dimension]);
+      if (left !== right) return left < right ? -1 : 1;
+    }
+    return 0;
+  }
+}

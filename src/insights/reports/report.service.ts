@@ -1,0 +1,505 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable } from '@nestjs/common';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { Bilingual } from '../../common/bilingual.js';
+import { ApiError, invalidField } from '../../common/errors/api-error.js';
+import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
+import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
+import { dimensionNamed, type TimeGrain } from '../definitions/dimensions.js';
+import { measureNamed, type MeasureDef } from '../definitions/measures.js';
+import { REPORT_COLUMNS, REPORT_DIMENSIONS, REPORTS, type ReportDef, type ReportName } from '../definitions/reports.js';
+import { DimensionValues } from '../query/dimension-values.js';
+import { FreshnessService } from '../query/freshness.js';
+import { QueryEngine, type Filter, type QuerySpec, type Row } from '../query/query-engine.js';
+import { addDays, periodsOf, resolveRange, type Compare, type DateRange, type ResolvedRange } from '../query/ranges.js';
+import { StoreCalendars, type StoreCalendar } from '../query/store-calendar.js';
+
+export interface ReportParams {
+  from?: string;
+  to?: string;
+  last?: number | 'all';
+  compare?: Compare;
+  grain?: TimeGrain;
+  /** `dimension:value`, repeated: values of one dimension are OR'd, dimensions AND'd. */
+  filters?: string[];
+  /** `-measure` (descending) or `measure`. */
+  sort?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface ReportColumnDoc {
+  name: string;
+  kind: 'dimension' | 'measure';
+  type: string;
+  label_en: string;
+  label_ar: string;
+}
+
+type Values = Record<string, number | string | null>;
+type ReportRow = Record<string, unknown>;
+
+export interface ReportResponse {
+  report: ReportName;
+  range: DateRange & { timezone: string; grain: TimeGrain };
+  compareRange: (DateRange & { timezone: string; grain: TimeGrain }) | null;
+  currency: string;
+  columns: ReportColumnDoc[];
+  totals: Values;
+  compareTotals: Values | null;
+  series: Values[];
+  compareSeries: Values[] | null;
+  /** Dimension values and measures, with `labels` naming the dimensions' values in both languages. */
+  rows: ReportRow[];
+  nextCursor: string | null;
+  dataAsOf: string;
+}
+
+/** A report's request once checked: what every part of the answer is computed over. */
+interface Request {
+  def: ReportDef;
+  calendar: StoreCalendar;
+  resolved: ResolvedRange;
+  filters: Filter[];
+  sort?: { measure: string; descending: boolean };
+  page: { limit: number; offset: number };
+}
+
+/** The steps of the funnel, in order, as rows of the funnel report. */
+const FUNNEL_STEPS: [step: string, measure: string, label: Bilingual][] = [
+  ['sessions', 'sessions', { en: 'Sessions', ar: 'الجلسات' }],
+  ['product_viewed', 'sessions_with_product_view', { en: 'Viewed a product', ar: 'شاهدوا منتجًا' }],
+  ['added_to_cart', 'sessions_with_cart_addition', { en: 'Added to cart', ar: 'أضافوا إلى السلة' }],
+  ['reached_checkout', 'sessions_reaching_checkout', { en: 'Reached checkout', ar: 'وصلوا إلى الدفع' }],
+  ['ordered', 'sessions_with_order', { en: 'Ordered', ar: 'قدّموا طلبًا' }],
+];
+
+/** The groups of the customer_groups report: each a value of one customer dimension. */
+const CUSTOMER_GROUPS: [group: string, dimension: string, value: string, label: Bilingual][] = [
+  ['new', 'customer_type', 'new', { en: 'New customers', ar: 'العملاء الجدد' }],
+  ['returning', 'customer_type', 'returning', { en: 'Returning customers', ar: 'العملاء العائدون' }],
+  ['registered', 'customer_kind', 'registered', { en: 'Registered shoppers', ar: 'المتسوقون المسجّلون' }],
+  ['guest', 'customer_kind', 'guest', { en: 'Guests', ar: 'الضيوف' }],
+  ['arabic', 'locale', 'ar', { en: 'Shopping in Arabic', ar: 'يتسوقون بالعربية' }],
+  ['english', 'locale', 'en', { en: 'Shopping in English', ar: 'يتسوقون بالإنجليزية' }],
+];
+
+const COHORT_MEASURES = ['cohort_customers', 'retention_rate', 'cohort_orders', 'cohort_net_sales'];
+
+/**
+ * The built-in reports: headline totals (and those of the compare range), a zero-filled time series
+ * per grain period, and the report's table, sorted and paginated. Every figure comes from the query
+ * engine over the rollups; the late-orders and not-selling tables list records (orders, products)
+ * that the rollups point at.
+ */
+@Injectable()
+export class ReportService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly engine: QueryEngine,
+    private readonly calendars: StoreCalendars,
+    private readonly values: DimensionValues,
+    private readonly freshness: FreshnessService,
+  ) {}
+
+  async run(name: ReportName, params: ReportParams, admin: AdminPrincipal): Promise<ReportResponse> {
+    const request = await this.check(REPORTS[name], params, admin);
+    const { def, calendar, resolved } = request;
+    const [totals, compareTotals, series, compareSeries, table, freshness] = await Promise.all([
+      this.totals(request, resolved.range),
+      resolved.compare ? this.totals(request, resolved.compare) : null,
+      this.series(request, resolved.range),
+      resolved.compare ? this.series(request, resolved.compare) : null,
+      this.table(request),
+      this.freshness.of(calendar.storeId),
+    ]);
+    const rangeDoc = (range: DateRange) => ({ ...range, timezone: calendar.timezone, grain: resolved.grain });
+    return {
+      report: name,
+      range: rangeDoc(resolved.range),
+      compareRange: resolved.compare ? rangeDoc(resolved.compare) : null,
+      currency: calendar.currency,
+      columns: this.columns(def, resolved.grain),
+      totals: { ...totals, ...table.totals },
+      compareTotals,
+      series,
+      compareSeries,
+      rows: table.rows,
+      nextCursor: table.more ? encodeCursor([request.page.offset + request.page.limit]) : null,
+      dataAsOf: freshness.dataAsOf,
+    };
+  }
+
+  // --- the request ---
+
+  private async check(def: ReportDef, params: ReportParams, admin: AdminPrincipal): Promise<Request> {
+    const calendar = await this.calendars.of(admin.storeId);
+    const resolved = resolveRange(params, { today: calendar.today, firstOrderDay: calendar.firstOrderDay, entitlements: admin.entitlements });
+    const filters = parseFilters(params.filters ?? []);
+    const sort = this.sortOf(def, params.sort);
+    const offset = params.cursor === undefined ? 0 : decodeCursor<[number]>(params.cursor, ['number'])[0];
+    if (offset < 0) throw invalidField('cursor', 'invalidCursor', { en: 'This cursor is not valid here.', ar: 'هذا المؤشر غير صالح هنا.' });
+    const request: Request = { def, calendar, resolved, filters, sort, page: { limit: params.limit ?? DEFAULT_PAGE_SIZE, offset } };
+    // Refuse a filter the report's figures cannot take before anything runs.
+    this.engine.check(this.spec(request, resolved.range, this.measures(def.totals), []));
+    return request;
+  }
+
+  private sortOf(def: ReportDef, sort: string | undefined): Request['sort'] {
+    if (sort === undefined) {
+      return def.table.kind === 'split' ? { measure: def.table.sort, descending: def.table.descending } : undefined;
+    }
+    const descending = sort.startsWith('-');
+    const measure = descending ? sort.slice(1) : sort;
+    const sortable = this.sortable(def);
+    if (!sortable.includes(measure)) {
+      if (!measureNamed(measure) && !REPORT_COLUMNS.some((column) => column.name === measure)) {
+        throw new ApiError('unknown_measure', { details: { measure } });
+      }
+      throw invalidField('sort', 'notInReport', {
+        en: `This report's table can be sorted by: ${sortable.join(', ') || 'nothing (its order is fixed)'}.`,
+        ar: `يمكن ترتيب جدول هذا التقرير حسب: ${sortable.join('، ') || 'لا شيء (ترتيبه ثابت)'}.`,
+      });
+    }
+    return { measure, descending };
+  }
+
+  private sortable(def: ReportDef): string[] {
+    switch (def.table.kind) {
+      case 'split':
+        return def.table.measures;
+      case 'not_selling':
+        return ['days_since_last_sale', 'stock'];
+      case 'late_orders':
+        return ['late_by'];
+      case 'customer_groups':
+        return ['customers', 'orders', 'net_sales', 'average_order_value'];
+      default:
+        return [];
+    }
+  }
+
+  private measures(names: string[]): MeasureDef[] {
+    return names.map((name) => measureNamed(name)!);
+  }
+
+  private spec(request: Request, range: DateRange, measures: MeasureDef[], dimensions: string[], sorted = false): QuerySpec {
+    return {
+      storeId: request.calendar.storeId,
+      measures,
+      dimensions,
+      filters: request.filters,
+      range,
+      weekStartsOn: request.calendar.weekStartsOn,
+      sort: sorted ? request.sort : undefined,
+    };
+  }
+
+  // --- totals and series ---
+
+  private async totals(request: Request, range: DateRange): Promise<Values> {
+    if (request.def.totals.length === 0) return {};
+    const { rows } = await this.engine.rows(this.spec(request, range, this.measures(request.def.totals), []));
+    return rows[0] ?? {};
+  }
+
+  /** One point per period of the range, zero-filled; measures not kept at the grain (customers by the hour) are left out. */
+  private async series(request: Request, range: DateRange): Promise<Values[]> {
+    const grain = request.resolved.grain;
+    const measures = this.measures(request.def.series).filter((measure) => {
+      try {
+        this.engine.check(this.spec(request, range, [measure], [grain]));
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    const periods = periodsOf(range, grain, request.calendar.weekStartsOn);
+    if (measures.length === 0) return request.def.series.length === 0 ? [] : periods.map((period) => ({ period }));
+    const { rows } = await this.engine.rows(this.spec(request, range, measures, [grain]));
+    const byPeriod = new Map(rows.map((row) => [row[grain] as string, row]));
+    return periods.map((period) => {
+      const row = byPeriod.get(period);
+      const point: Values = { period };
+      for (const measure of measures) point[measure.name] = row ? row[measure.name] : emptyValue(measure);
+      return point;
+    });
+  }
+
+  // --- tables ---
+
+  private async table(request: Request): Promise<{ rows: ReportRow[]; more: boolean; totals?: Values }> {
+    const table = request.def.table;
+    switch (table.kind) {
+      case 'none':
+        return { rows: [], more: false };
+      case 'split': {
+        const dimensions = [...table.dimensions, ...(table.grain ? [request.resolved.grain] : [])];
+        const { rows, more } = await this.engine.rows(
+          this.spec(request, request.resolved.range, this.measures(table.measures), dimensions, true),
+          request.page,
+        );
+        return { rows: await this.values.labelRows(request.calendar.storeId, rows, dimensions), more };
+      }
+      case 'cohorts':
+        return this.cohorts(request);
+      case 'customer_groups':
+        return this.customerGroups(request);
+      case 'funnel':
+        return this.funnel(request);
+      case 'not_selling':
+        return this.notSelling(request);
+      case 'late_orders':
+        return this.lateOrders(request);
+    }
+  }
+
+  /** Every cohort of the range, each with every month from its first to the range's end, empty months as zeros. */
+  private async cohorts(request: Request): Promise<{ rows: ReportRow[]; more: boolean }> {
+    const { rows } = await this.engine.rows(
+      this.spec(request, request.resolved.range, this.measures(COHORT_MEASURES), ['cohort', 'months_since']),
+    );
+    const found = new Map(rows.map((row) => [`${row.cohort}/${row.months_since}`, row]));
+    const cohorts = [...new Set(rows.map((row) => String(row.cohort)))].sort();
+    const lastMonth = request.resolved.range.to.slice(0, 7);
+    const grid: Row[] = cohorts.flatMap((cohort) => {
+      const months = monthsBetween(cohort.slice(0, 7), lastMonth);
+      return Array.from({ length: months + 1 }, (_, since) => {
+        const row = found.get(`${cohort}/${since}`);
+        const empty: Row = { cohort, months_since: since, cohort_customers: 0, retention_rate: 0, cohort_orders: 0, cohort_net_sales: 0 };
+        return row ? { ...row, months_since: since } : empty;
+      });
+    });
+    for (const row of grid) row.months_since = Number(row.months_since);
+    const { offset, limit } = request.page;
+    return { rows: grid.slice(offset, offset + limit), more: grid.length > offset + limit };
+  }
+
+  private async customerGroups(request: Request): Promise<{ rows: ReportRow[]; more: boolean }> {
+    const measures = this.measures(['customers', 'orders', 'net_sales', 'average_order_value']);
+    const byDimension = new Map<string, Map<string, Row>>();
+    for (const dimension of new Set(CUSTOMER_GROUPS.map(([, name]) => name))) {
+      const { rows } = await this.engine.rows(this.spec(request, request.resolved.range, measures, [dimension]));
+      byDimension.set(dimension, new Map(rows.map((row) => [String(row[dimension]), row])));
+    }
+    const rows = CUSTOMER_GROUPS.map(([group, dimension, value, label]) => {
+      const row = byDimension.get(dimension)!.get(value);
+      const figures = Object.fromEntries(measures.map((measure) => [measure.name, row ? row[measure.name] : emptyValue(measure)]));
+      return { group, ...figures, labels: { group: label } };
+    });
+    if (request.sort) {
+      const { measure, descending } = request.sort;
+      rows.sort((a, b) => compareValues(a[measure as keyof typeof a], b[measure as keyof typeof b], descending));
+    }
+    return { rows, more: false };
+  }
+
+  private async funnel(request: Request): Promise<{ rows: ReportRow[]; more: boolean }> {
+    const { rows } = await this.engine.rows(
+      this.spec(request, request.resolved.range, this.measures(FUNNEL_STEPS.map(([, measure]) => measure)), []),
+    );
+    const totals = rows[0] ?? {};
+    const started = Number(totals.sessions ?? 0);
+    let previous = started;
+    return {
+      rows: FUNNEL_STEPS.map(([step, measure, label]) => {
+        const sessions = Number(totals[measure] ?? 0);
+        const row = {
+          step,
+          step_sessions: sessions,
+          step_conversion: previous > 0 ? sessions / previous : null,
+          overall_conversion: started > 0 ? sessions / started : null,
+          labels: { step: label },
+        };
+        previous = sessions;
+        return row;
+      }),
+      more: false,
+    };
+  }
+
+  /** Active products with stock that sold nothing in the range, longest unsold first. */
+  private async notSelling(request: Request): Promise<{ rows: ReportRow[]; more: boolean; totals: Values }> {
+    const { storeId, today } = request.calendar;
+    const { from, to } = request.resolved.range;
+    const conditions = request.filters.map((filter): RawBuilder<unknown> => {
+      const column = { product: 'id', category: 'category_id', brand: 'brand_id' }[filter.dimension];
+      if (!column || filter.op !== 'in') {
+        throw invalidField('filter', 'notAvailable', {
+          en: 'Products not selling can be filtered by product, category and brand.',
+          ar: 'يمكن تصفية المنتجات التي لا تُباع حسب المنتج والفئة والعلامة التجارية.',
+        });
+      }
+      return sql`p.${sql.ref(column)}::text = any(${filter.values}::text[])`;
+    });
+    const candidates = sql`
+      select p.id, p.name_en, p.name_ar, stock.units as stock, last.day as last_sold_on,
+             ${today}::date - coalesce(last.day, (p.created_at at time zone s.timezone)::date) as days_since_last_sale
+      from products p
+      join stores s on s.id = p.store_id
+      cross join lateral (select coalesce(sum(v.stock), 0)::int as units from product_variants v where v.product_id = p.id) stock
+      left join lateral (
+        select max(r.day) as day from insights_products_daily r where r.store_id = p.store_id and r.product_id = p.id and r.units_sold > 0
+      ) last on true
+      where p.store_id = ${storeId} and p.status = 'active' and stock.units > 0
+        and not exists (
+          select 1 from insights_products_daily r
+          where r.store_id = p.store_id and r.product_id = p.id and r.day between ${from}::date and ${to}::date and r.units_sold > 0)
+        ${conditions.length > 0 ? sql`and ${sql.join(conditions, sql` and `)}` : sql``}`;
+    const sort = request.sort ?? { measure: 'days_since_last_sale', descending: true };
+    const direction = sql.raw(sort.descending ? 'desc' : 'asc');
+    const db = this.em.getKysely() as Kysely<unknown>;
+    const [{ rows }, { rows: summary }] = await Promise.all([
+      sql<{ id: string; name_en: string; name_ar: string; stock: number; last_sold_on: string | null; days_since_last_sale: number }>`
+        select id::text, name_en, name_ar, stock, to_char(last_sold_on, 'YYYY-MM-DD') as last_sold_on, days_since_last_sale
+        from (${candidates}) c order by ${sql.ref(sort.measure)} ${direction} nulls last, name_en, id
+        limit ${request.page.limit + 1} offset ${request.page.offset}`.execute(db),
+      sql<{ products: string; stock: string }>`select count(*) as products, coalesce(sum(stock), 0) as stock from (${candidates}) c`.execute(db),
+    ]);
+    return {
+      rows: rows.slice(0, request.page.limit).map((row) => ({
+        product: row.id,
+        stock: row.stock,
+        last_sold_on: row.last_sold_on,
+        days_since_last_sale: row.days_since_last_sale,
+        labels: { product: { en: row.name_en, ar: row.name_ar } },
+      })),
+      more: rows.length > request.page.limit,
+      totals: { products_not_selling: Number(summary[0].products), stock: Number(summary[0].stock) },
+    };
+  }
+
+  /**
+   * Orders promised within the range that were delivered (or made ready for pickup) after their
+   * promise, or are still open past it, the latest first. Read from the orders themselves through
+   * two small indexes: the late ones, and the open ones.
+   */
+  private async lateOrders(request: Request): Promise<{ rows: ReportRow[]; more: boolean; totals: Values }> {
+    const { storeId, timezone } = request.calendar;
+    const { from, to } = request.resolved.range;
+    const conditions = request.filters.map((filter): RawBuilder<unknown> => {
+      const column = { fulfilment_type: 'fulfilment_type', shipping_method: 'shipping_method_code', payment_method: 'payment_method' }[
+        filter.dimension
+      ];
+      if (!column || filter.op !== 'in') {
+        throw invalidField('filter', 'notAvailable', {
+          en: 'Late orders can be filtered by fulfilment type, shipping method and payment method.',
+          ar: 'يمكن تصفية الطلبات المتأخرة حسب طريقة التسليم وطريقة الشحن وطريقة الدفع.',
+        });
+      }
+      return sql`coalesce(o.${sql.ref(column)}, '') = any(${filter.values}::text[])`;
+    });
+    const within = sql`o.store_id = ${storeId}
+      and o.promised_by >= (${from}::date)::timestamp at time zone ${timezone}
+      and o.promised_by < (${addDays(to, 1)}::date)::timestamp at time zone ${timezone}
+      ${conditions.length > 0 ? sql`and ${sql.join(conditions, sql` and `)}` : sql``}`;
+    const late = sql`
+      select o.id, o.number, o.placed_at, o.promised_by, coalesce(o.delivered_at, o.ready_at) as fulfilled_at, o.fulfilment_status
+      from orders o
+      where ${within} and ((o.fulfilment_type = 'delivery' and o.delivered_at > o.promised_by) or (o.fulfilment_type = 'pickup' and o.ready_at > o.promised_by))
+      union all
+      select o.id, o.number, o.placed_at, o.promised_by, null, o.fulfilment_status
+      from orders o
+      where ${within} and o.status = 'open' and o.promised_by < now()
+        and case o.fulfilment_type when 'delivery' then o.delivered_at is null else o.ready_at is null end`;
+    const db = this.em.getKysely() as Kysely<unknown>;
+    const direction = sql.raw(request.sort?.descending === false ? 'asc' : 'desc');
+    const [{ rows }, { rows: open }] = await Promise.all([
+      sql<{ id: string; number: string; placed_at: string; promised_by: string; fulfilled_at: string | null; status: string; late_by: number }>`
+        select l.id::text, l.number::text, iso_utc(l.placed_at) as placed_at, iso_utc(l.promised_by) as promised_by,
+               iso_utc(l.fulfilled_at) as fulfilled_at, l.fulfilment_status as status,
+               round(extract(epoch from coalesce(l.fulfilled_at, now()) - l.promised_by))::int as late_by
+        from (${late}) l order by late_by ${direction}, l.id
+        limit ${request.page.limit + 1} offset ${request.page.offset}`.execute(db),
+      sql<{ count: string }>`select count(*) as count from (${late}) l where l.fulfilled_at is null`.execute(db),
+    ]);
+    return {
+      rows: rows.slice(0, request.page.limit).map(({ id, number, ...row }) => ({
+        order: id,
+        ...row,
+        labels: { order: { en: `#${number}`, ar: `#${number}` } },
+      })),
+      more: rows.length > request.page.limit,
+      totals: { open_past_promise: Number(open[0].count) },
+    };
+  }
+
+  // --- columns ---
+
+  private columns(def: ReportDef, grain: TimeGrain): ReportColumnDoc[] {
+    const dimensionColumn = (name: string): ReportColumnDoc => {
+      const dimension = dimensionNamed(name);
+      const label = dimension?.label ?? REPORT_DIMENSIONS[name].label;
+      return { name, kind: 'dimension', type: dimension?.type === 'date' ? 'date' : 'text', label_en: label.en, label_ar: label.ar };
+    };
+    const measureColumn = (name: string): ReportColumnDoc => {
+      const measure = measureNamed(name);
+      const column = measure ?? REPORT_COLUMNS.find((candidate) => candidate.name === name)!;
+      return { name, kind: 'measure', type: column.type, label_en: column.label.en, label_ar: column.label.ar };
+    };
+    const table = def.table;
+    const [dimensions, measures]: [string[], string[]] = (() => {
+      switch (table.kind) {
+        case 'none':
+          return [[], []];
+        case 'split':
+          return [[...table.dimensions, ...(table.grain ? [grain] : [])], table.measures];
+        case 'cohorts':
+          return [['cohort', 'months_since'], COHORT_MEASURES];
+        case 'customer_groups':
+          return [['group'], ['customers', 'orders', 'net_sales', 'average_order_value']];
+        case 'funnel':
+          return [['step'], ['step_sessions', 'step_conversion', 'overall_conversion']];
+        case 'not_selling':
+          return [['product'], ['stock', 'last_sold_on', 'days_since_last_sale', 'products_not_selling']];
+        case 'late_orders':
+          return [['order'], ['placed_at', 'promised_by', 'fulfilled_at', 'status', 'late_by', 'open_past_promise']];
+      }
+    })();
+    const measureNames = [...new Set([...measures, ...def.totals, ...def.series])];
+    return [...dimensions.map(dimensionColumn), ...measureNames.map(measureColumn)];
+  }
+}
+
+/** `dimension:value` filters, one per dimension with its values OR'd. */
+export function parseFilters(raw: string[]): Filter[] {
+  const byDimension = new Map<string, string[]>();
+  raw.forEach((entry, index) => {
+    const colon = entry.indexOf(':');
+    if (colon <= 0) {
+      throw invalidField(`filter[${index}]`, 'format', {
+        en: 'A filter is dimension:value, e.g. payment_method:card.',
+        ar: 'المرشّح بصيغة dimension:value، مثل payment_method:card.',
+      });
+    }
+    const name = entry.slice(0, colon);
+    const dimension = dimensionNamed(name);
+    if (!dimension) throw new ApiError('unknown_dimension', { details: { dimension: name } });
+    if (!dimension.filterable) {
+      throw invalidField(`filter[${index}]`, 'notFilterable', {
+        en: `${name} is a time grain: choose the range with last or from and to instead.`,
+        ar: `${name} وحدة زمنية: اختر النطاق بـ last أو from وto بدلًا من ذلك.`,
+      });
+    }
+    byDimension.set(name, [...(byDimension.get(name) ?? []), entry.slice(colon + 1)]);
+  });
+  return [...byDimension].map(([dimension, values]) => ({ dimension, op: 'in', values }));
+}
+
+function emptyValue(measure: MeasureDef): number | null {
+  return measure.type === 'money' || measure.type === 'count' ? 0 : null;
+}
+
+function compareValues(a: unknown, b: unknown, descending: boolean): number {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return 1;
+  if (b === null || b === undefined) return -1;
+  return (descending ? -1 : 1) * ((a as number) - (b as number));
+}
+
+function monthsBetween(from: string, to: string): number {
+  const [fromYear, fromMonth] = from.split('-').map(Number);
+  const [toYear, toMonth] = to.split('-').map(Number);
+  return Math.max(0, (toYear - fromYear) * 12 + toMonth - fromMonth);
+}

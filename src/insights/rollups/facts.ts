@@ -1,0 +1,576 @@
+import { sql, type RawBuilder } from 'kysely';
+import { NONE_ID, ROLLUPS, type RollupTable } from './rollup-tables.js';
+
+/**
+ * What each kind of change adds to the rollups: the one definition of every figure Insights shows,
+ * used both to fold in pending changes and to rebuild a store's rollups from its records (a rebuild
+ * is every fold applied to the whole store), so the two cannot disagree.
+ *
+ * Sales follow Shopify's definitions. Amounts are in minor units and without tax (prices that
+ * include tax are reported without it). An order adds its gross sales, discounts, shipping and taxes
+ * on the day it is placed; a return takes the value of the returned goods (its share of the line's
+ * tax taken out) back on the day of the refund, with the refunded shipping and taxes; a cancellation
+ * counts as placed and then fully returned on the day it was cancelled. Refunds of cancelled orders
+ * are money only (payments), never returns a second time.
+ */
+
+/** Which records a fold reads: the ones pending changes name, or all of a store's (a rebuild). */
+export type FoldScope = { ids: string[] } | { storeId: string };
+
+export const PENDING_KINDS = [
+  'order_placed',
+  'order_paid',
+  'order_shipped',
+  'order_ready',
+  'order_delivered',
+  'order_cancelled',
+  'refund',
+  'payment_declined',
+  'search',
+  'storefront_event',
+] as const;
+export type PendingKind = (typeof PENDING_KINDS)[number];
+
+/** `alias.id` among the scope's ids (`idType` uuid or bigint), or `alias.store_id` the scope's store. */
+function scoped(scope: FoldScope, alias: string, idType: 'uuid' | 'bigint' = 'uuid'): RawBuilder<unknown> {
+  if ('storeId' in scope) return sql`${sql.ref(`${alias}.store_id`)} = ${scope.storeId}::uuid`;
+  return idType === 'uuid'
+    ? sql`${sql.ref(`${alias}.id`)} = any(${scope.ids}::uuid[])`
+    : sql`${sql.ref(`${alias}.id`)} = any(${scope.ids}::bigint[])`;
+}
+
+const bucketOf: Record<RollupTable['granularity'], RawBuilder<unknown>> = {
+  hour: sql`date_trunc('hour', f.at at time zone f.tz)`,
+  day: sql`(f.at at time zone f.tz)::date`,
+  month: sql`date_trunc('month', f.at at time zone f.tz)::date`,
+};
+
+/**
+ * Inserts that add the rows of the CTE `facts` (selecting `store_id`, `at` (when it happened), `tz`
+ * (the store's time zone) and every key and measure column of the tables) into rollup tables: summed
+ * per bucket and key, added to what is there.
+ */
+function addInto(tables: RollupTable[], facts: string): RawBuilder<unknown>[] {
+  return tables.map((table) => {
+    const keys = [table.granularity, ...table.keys];
+    const columns = sql.join([sql.ref('store_id'), ...keys.map((column) => sql.ref(column)), ...table.measures.map((m) => sql.ref(m))]);
+    const selected = sql.join([
+      sql`f.store_id`,
+      bucketOf[table.granularity],
+      ...table.keys.map((key) => sql.ref(`f.${key}`)),
+      ...table.measures.map((measure) => sql`sum(${sql.ref(`f.${measure}`)})`),
+    ]);
+    const groups = sql.join(Array.from({ length: keys.length + 1 }, (_, i) => sql.lit(i + 1)));
+    const updates = sql.join(table.measures.map((m) => sql`${sql.ref(m)} = ${sql.table(table.name)}.${sql.ref(m)} + excluded.${sql.ref(m)}`));
+    return sql`
+      insert into ${sql.table(table.name)} (${columns})
+      select ${selected} from ${sql.table(facts)} f group by ${groups}
+      on conflict (${sql.join([sql.ref('store_id'), ...keys.map((column) => sql.ref(column))])}) do update set ${updates}`;
+  });
+}
+
+/**
+ * One statement: the named parts (each computed once) and then the inserts, which all see the same
+ * snapshot. No two inserts of one statement may write the same table.
+ */
+function statement(parts: [name: string, query: RawBuilder<unknown>][], inserts: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  const named = [
+    ...parts.map(([name, query]) => sql`${sql.table(name)} as materialized (${query})`),
+    ...inserts.map((insert, i) => sql`${sql.raw(`insert_${i}`)} as (${insert})`),
+  ];
+  return sql`with ${sql.join(named)} select 1`;
+}
+
+/** Every measure column of `table`, given ones as written and the others 0. */
+function measures(table: RollupTable, given: Record<string, RawBuilder<unknown>>): RawBuilder<unknown> {
+  for (const name of Object.keys(given)) if (!table.measures.includes(name)) throw new Error(`${table.name} has no measure ${name}`);
+  return sql.join(table.measures.map((m) => sql`${given[m] ?? sql`0`} as ${sql.ref(m)}`));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orders: each order with what its facts need, computed once.
+
+/**
+ * The scoped orders with their store's time zone, their place in their customer's history (a
+ * customer is an email address) and their money without tax: goods, discounts, shipping.
+ */
+function orders(where: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    select o.id, o.store_id, s.timezone as tz, o.email, o.placed_at, o.paid_at, o.shipped_at, o.ready_at, o.delivered_at,
+           o.cancelled_at, o.promised_by, o.payment_method, o.fulfilment_type, coalesce(o.shipping_method_code, '') as shipping_method,
+           o.locale, o.tax_rate_bps, o.prices_include_tax, o.item_count, o.total, o.tax_total, o.shipping_total,
+           case when o.placed_as_guest then 'guest' else 'registered' end as customer_kind,
+           case when exists (
+             select 1 from orders p where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) < (o.placed_at, o.id)
+           ) then 'returning' else 'new' end as customer_type,
+           lines.gross, o.tax_total - lines.tax as shipping_tax,
+           o.shipping_total - case when o.prices_include_tax then o.tax_total - lines.tax else 0 end as shipping_net,
+           case when o.prices_include_tax then o.discount_total - insights_share(o.discount_total, o.tax_rate_bps, 10000 + o.tax_rate_bps)
+                else o.discount_total end as discounts
+    from orders o
+    join stores s on s.id = o.store_id
+    cross join lateral (
+      select coalesce(sum(l.line_total - case when o.prices_include_tax then l.tax_amount else 0 end), 0)::bigint as gross,
+             coalesce(sum(l.tax_amount), 0)::bigint as tax
+      from order_lines l where l.order_id = o.id
+    ) lines
+    where ${where}`;
+}
+
+/** An order line's value without tax. */
+const LINE_GROSS = sql`(l.line_total - case when o.prices_include_tax then l.tax_amount else 0 end)`;
+
+/**
+ * The returned units of the scoped refunds (not cancellations), each with its value without tax:
+ * what was paid back for it minus its share of the line's tax, the share of units returned before
+ * taken into account so that a line returned in parts gives back exactly its tax.
+ */
+function returnedLines(scope: FoldScope): RawBuilder<unknown> {
+  return sql`
+    select r.id as refund_id, r.created_at as at, l.order_id, rl.quantity, ${LINE_KEYS}, rl.amount - tax.part as value, tax.part as tax
+    from refunds r
+    join refund_lines rl on rl.refund_id = r.id
+    join order_lines l on l.id = rl.order_line_id
+    cross join lateral (
+      select coalesce(sum(earlier_rl.quantity), 0)::bigint as quantity
+      from refund_lines earlier_rl join refunds earlier on earlier.id = earlier_rl.refund_id
+      where earlier_rl.order_line_id = rl.order_line_id and (earlier.created_at, earlier.id) < (r.created_at, r.id)
+    ) before
+    cross join lateral (
+      select insights_share(l.tax_amount, before.quantity + rl.quantity, l.quantity) - insights_share(l.tax_amount, before.quantity, l.quantity) as part
+    ) tax
+    where ${scoped(scope, 'r')} and r.reason = 'return'`;
+}
+
+/** The shipping part of the scoped refunds (not cancellations), split into its value without tax and its tax. */
+function refundedShipping(scope: FoldScope): RawBuilder<unknown> {
+  return sql`
+    select r.id as refund_id, r.order_id, r.created_at as at, r.shipping_amount - tax.part as value, tax.part as tax
+    from refunds r
+    cross join lateral (
+      select insights_share(r.shipping_amount, o.shipping_tax, o.shipping_total + case when o.prices_include_tax then 0 else o.shipping_tax end) as part
+      from (select shipping_total, prices_include_tax, tax_total - (select coalesce(sum(tax_amount), 0) from order_lines where order_id = r.order_id) as shipping_tax
+            from orders where id = r.order_id) o
+    ) tax
+    where ${scoped(scope, 'r')} and r.reason = 'return' and r.shipping_amount > 0`;
+}
+
+/** A line's product keys, "none" for what it does not have (or no longer has). */
+const LINE_KEYS = sql`coalesce(l.variant_id, ${NONE_ID}::uuid) as variant_id, coalesce(l.product_id, ${NONE_ID}::uuid) as product_id,
+                      coalesce(l.category_id, ${NONE_ID}::uuid) as category_id, coalesce(l.brand_id, ${NONE_ID}::uuid) as brand_id`;
+
+const SALES_KEYS = sql`o.payment_method, o.fulfilment_type, o.shipping_method, o.customer_type, o.customer_kind, o.locale, o.tax_rate_bps`;
+const SALES_TABLES = [ROLLUPS.salesDaily, ROLLUPS.salesHourly];
+const sales = ROLLUPS.salesDaily;
+const products = ROLLUPS.productsDaily;
+const customerSales = ROLLUPS.customerSalesDaily;
+const cohorts = ROLLUPS.cohortsMonthly;
+const fulfilment = ROLLUPS.fulfilmentHourly;
+const payments = ROLLUPS.paymentsHourly;
+
+/** The month (local) of the first order of each scoped order's customer. */
+const COHORT = sql`(select date_trunc('month', min(p.placed_at) at time zone o.tz)::date from orders p
+                    where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) <= (o.placed_at, o.id))`;
+const CUSTOMER_ID = sql`(select c.id from insights_customers c where c.store_id = o.store_id and c.email = lower(o.email))`;
+
+/**
+ * Customers the orders belong to, known by a number in the rollups of customers' sales: registered
+ * by whichever of an order's changes is folded first.
+ */
+function registerCustomers(where: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    insert into insights_customers (store_id, email)
+    select distinct o.store_id, lower(o.email) from orders o where ${where}
+    on conflict (store_id, email) do nothing`;
+}
+
+function orderPlaced(scope: FoldScope): RawBuilder<unknown>[] {
+  return [
+    registerCustomers(scoped(scope, 'o')),
+    statement(
+      [
+        ['placed', orders(scoped(scope, 'o'))],
+        [
+          'sales_facts',
+          sql`select o.store_id, o.placed_at as at, o.tz, ${SALES_KEYS}, ${measures(sales, {
+            orders: sql`1`,
+            gross_sales: sql`o.gross`,
+            discounts: sql`o.discounts`,
+            shipping: sql`o.shipping_net`,
+            taxes_collected: sql`o.tax_total`,
+            units_sold: sql`o.item_count`,
+          })} from placed o`,
+        ],
+        [
+          'product_facts',
+          sql`select o.store_id, o.placed_at as at, o.tz, ${LINE_KEYS}, ${measures(products, {
+            units_sold: sql`l.quantity`,
+            gross_sales: LINE_GROSS,
+            variant_orders: sql`(row_number() over (partition by o.id, l.variant_id order by l.position) = 1)::int`,
+            product_orders: sql`(row_number() over (partition by o.id, l.product_id order by l.position) = 1)::int`,
+            category_orders: sql`(row_number() over (partition by o.id, l.category_id order by l.position) = 1)::int`,
+            brand_orders: sql`(row_number() over (partition by o.id, l.brand_id order by l.position) = 1)::int`,
+          })} from placed o join order_lines l on l.order_id = o.id`,
+        ],
+        // The customer counts once in a range when this order is in it and their previous order (in the grouping) is not.
+        [
+          'customer_facts',
+          sql`select o.store_id, o.placed_at as at, o.tz, g.grouping, g.group_value,
+                     coalesce((g.previous at time zone o.tz)::date, '-infinity'::date) as prev_day,
+                     1 as orders, (g.earlier = 1)::int as second_orders
+              from placed o
+              cross join lateral (
+                select max(p.placed_at) as previous_any, count(*) as earlier_any,
+                       max(p.placed_at) filter (where p.placed_as_guest = (o.customer_kind = 'guest')) as previous_kind,
+                       count(*) filter (where p.placed_as_guest = (o.customer_kind = 'guest')) as earlier_kind,
+                       max(p.placed_at) filter (where p.locale = o.locale) as previous_locale,
+                       count(*) filter (where p.locale = o.locale) as earlier_locale
+                from orders p
+                where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) < (o.placed_at, o.id)
+              ) history
+              cross join lateral (values ('all', '', history.previous_any, history.earlier_any),
+                                         ('customer_kind', o.customer_kind, history.previous_kind, history.earlier_kind),
+                                         ('locale', o.locale, history.previous_locale, history.earlier_locale))
+                as g(grouping, group_value, previous, earlier)`,
+        ],
+        [
+          'cohort_facts',
+          sql`select o.store_id, o.placed_at as at, o.tz, ${COHORT} as cohort_month, ${measures(cohorts, {
+            // once per customer and month: when no earlier order of theirs is in the same month
+            customers: sql`(not exists (
+              select 1 from orders p
+              where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) < (o.placed_at, o.id)
+                and date_trunc('month', p.placed_at at time zone o.tz) = date_trunc('month', o.placed_at at time zone o.tz)))::int`,
+            orders: sql`1`,
+            gross_sales: sql`o.gross - o.discounts`,
+          })} from placed o`,
+        ],
+        [
+          'customer_sales_facts',
+          sql`select o.store_id, o.placed_at as at, o.tz, ${CUSTOMER_ID} as customer_id, ${measures(customerSales, {
+            orders: sql`1`,
+            gross_sales: sql`o.gross`,
+            discounts: sql`o.discounts`,
+          })} from placed o`,
+        ],
+        [
+          'promise_facts',
+          sql`select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
+            promised_orders: sql`1`,
+          })} from placed o`,
+        ],
+        [
+          'authorisation_facts',
+          sql`select o.store_id, o.placed_at as at, o.tz, o.payment_method, ${measures(payments, {
+            authorised_count: sql`1`,
+            authorised_amount: sql`o.total`,
+          })} from placed o where o.payment_method = 'card'`,
+        ],
+      ],
+      [
+        ...addInto(SALES_TABLES, 'sales_facts'),
+        ...addInto([products], 'product_facts'),
+        ...addInto([ROLLUPS.customersDaily], 'customer_facts'),
+        ...addInto([cohorts], 'cohort_facts'),
+        ...addInto([customerSales], 'customer_sales_facts'),
+        ...addInto([fulfilment], 'promise_facts'),
+        ...addInto([payments], 'authorisation_facts'),
+      ],
+    ),
+  ];
+}
+
+function orderCancelled(scope: FoldScope): RawBuilder<unknown>[] {
+  return [
+    registerCustomers(sql`${scoped(scope, 'o')} and o.cancelled_at is not null`),
+    statement(
+      [
+        ['cancelled', orders(sql`${scoped(scope, 'o')} and o.cancelled_at is not null`)],
+        [
+          'sales_facts',
+          sql`select o.store_id, o.cancelled_at as at, o.tz, ${SALES_KEYS}, ${measures(sales, {
+            returns: sql`o.gross - o.discounts`,
+            shipping: sql`-o.shipping_net`,
+            taxes_refunded: sql`o.tax_total`,
+            units_returned: sql`o.item_count`,
+            cancelled_orders: sql`1`,
+          })} from cancelled o`,
+        ],
+        [
+          'product_facts',
+          sql`select o.store_id, o.cancelled_at as at, o.tz, ${LINE_KEYS}, ${measures(products, {
+            units_returned: sql`l.quantity`,
+            returns: LINE_GROSS,
+          })} from cancelled o join order_lines l on l.order_id = o.id`,
+        ],
+        [
+          'cohort_facts',
+          sql`select o.store_id, o.cancelled_at as at, o.tz, ${COHORT} as cohort_month, ${measures(cohorts, {
+            returns: sql`o.gross - o.discounts`,
+          })} from cancelled o`,
+        ],
+        [
+          'customer_sales_facts',
+          sql`select o.store_id, o.cancelled_at as at, o.tz, ${CUSTOMER_ID} as customer_id, ${measures(customerSales, {
+            returns: sql`o.gross - o.discounts`,
+          })} from cancelled o`,
+        ],
+        // a cancelled order is no longer a promise to keep
+        [
+          'promise_facts',
+          sql`select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
+            promised_orders: sql`-1`,
+          })} from cancelled o`,
+        ],
+        // money that was never taken is released
+        [
+          'void_facts',
+          sql`select o.store_id, o.cancelled_at as at, o.tz, o.payment_method, ${measures(payments, {
+            voided_count: sql`1`,
+            voided_amount: sql`o.total`,
+          })} from cancelled o where o.paid_at is null`,
+        ],
+      ],
+      [
+        ...addInto(SALES_TABLES, 'sales_facts'),
+        ...addInto([products], 'product_facts'),
+        ...addInto([cohorts], 'cohort_facts'),
+        ...addInto([customerSales], 'customer_sales_facts'),
+        ...addInto([fulfilment], 'promise_facts'),
+        ...addInto([payments], 'void_facts'),
+      ],
+    ),
+  ];
+}
+
+function refunded(scope: FoldScope): RawBuilder<unknown>[] {
+  return [
+    registerCustomers(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r')})`),
+    statement(
+      [
+        ['returned', returnedLines(scope)],
+        ['shipping_back', refundedShipping(scope)],
+        ['refunded', orders(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r')} and r.reason = 'return')`)],
+        [
+          'sales_facts',
+          sql`select o.store_id, x.at, o.tz, ${SALES_KEYS}, ${measures(sales, {
+            returns: sql`x.returns`,
+            shipping: sql`-x.shipping`,
+            taxes_refunded: sql`x.tax`,
+            units_returned: sql`x.units`,
+          })}
+              from (select order_id, at, value as returns, 0::bigint as shipping, tax, quantity as units from returned
+                    union all
+                    select order_id, at, 0, value, tax, 0 from shipping_back) x
+              join refunded o on o.id = x.order_id`,
+        ],
+        [
+          'product_facts',
+          sql`select o.store_id, l.at, o.tz, ${LINE_KEYS}, ${measures(products, {
+            units_returned: sql`l.quantity`,
+            returns: sql`l.value`,
+          })} from returned l join refunded o on o.id = l.order_id`,
+        ],
+        [
+          'cohort_facts',
+          sql`select o.store_id, l.at, o.tz, ${COHORT} as cohort_month, ${measures(cohorts, { returns: sql`l.value` })}
+              from returned l join refunded o on o.id = l.order_id`,
+        ],
+        [
+          'customer_sales_facts',
+          sql`select o.store_id, l.at, o.tz, ${CUSTOMER_ID} as customer_id, ${measures(customerSales, { returns: sql`l.value` })}
+              from returned l join refunded o on o.id = l.order_id`,
+        ],
+        // every refund is money paid back, a cancellation's included
+        [
+          'refund_facts',
+          sql`select r.store_id, r.created_at as at, s.timezone as tz, o.payment_method, ${measures(payments, {
+            refunded_count: sql`1`,
+            refunded_amount: sql`r.amount`,
+          })}
+              from refunds r join orders o on o.id = r.order_id join stores s on s.id = r.store_id
+              where ${scoped(scope, 'r')}`,
+        ],
+      ],
+      [
+        ...addInto(SALES_TABLES, 'sales_facts'),
+        ...addInto([products], 'product_facts'),
+        ...addInto([cohorts], 'cohort_facts'),
+        ...addInto([customerSales], 'customer_sales_facts'),
+        ...addInto([payments], 'refund_facts'),
+      ],
+    ),
+  ];
+}
+
+/**
+ * An order shipped, ready for pickup or delivered: counted in the hour it happened with the seconds
+ * it took from placement. A delivery delivered, or a pickup made ready, after its promise is late,
+ * counted in the hour of the promise.
+ */
+function fulfilmentStep(scope: FoldScope, step: 'shipped' | 'ready' | 'delivered'): RawBuilder<unknown>[] {
+  const at = sql.ref(`o.${step}_at`);
+  const counted: Record<string, RawBuilder<unknown>> = {
+    shipped: { shipped_orders: sql`1`, ship_seconds: sql`round(extract(epoch from o.shipped_at - o.placed_at))::bigint` },
+    ready: { ready_orders: sql`1`, ready_seconds: sql`round(extract(epoch from o.ready_at - o.placed_at))::bigint` },
+    delivered: { delivered_orders: sql`1`, deliver_seconds: sql`round(extract(epoch from o.delivered_at - o.placed_at))::bigint` },
+  }[step];
+  const lateKind = { shipped: null, ready: 'pickup', delivered: 'delivery' }[step];
+  const late = lateKind
+    ? sql`union all
+          select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, { late_orders: sql`1` })}
+          from stepped o where o.fulfilment_type = ${lateKind} and ${at} > o.promised_by`
+    : sql``;
+  return [
+    statement(
+      [
+        [
+          'stepped',
+          sql`select o.*, s.timezone as tz, coalesce(o.shipping_method_code, '') as shipping_method
+              from orders o join stores s on s.id = o.store_id where ${scoped(scope, 'o')} and ${at} is not null`,
+        ],
+        [
+          'step_facts',
+          sql`select o.store_id, ${at} as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, counted)}
+              from stepped o ${late}`,
+        ],
+      ],
+      addInto([fulfilment], 'step_facts'),
+    ),
+  ];
+}
+
+function orderPaid(scope: FoldScope): RawBuilder<unknown>[] {
+  return [
+    statement(
+      [
+        [
+          'capture_facts',
+          sql`select o.store_id, o.paid_at as at, s.timezone as tz, o.payment_method, ${measures(payments, {
+            captured_count: sql`1`,
+            captured_amount: sql`o.total`,
+          })} from orders o join stores s on s.id = o.store_id where ${scoped(scope, 'o')} and o.paid_at is not null`,
+        ],
+      ],
+      addInto([payments], 'capture_facts'),
+    ),
+  ];
+}
+
+function paymentDeclined(scope: FoldScope): RawBuilder<unknown>[] {
+  return [
+    statement(
+      [
+        [
+          'failure_facts',
+          sql`select p.store_id, p.created_at as at, s.timezone as tz, p.method as payment_method, ${measures(payments, {
+            failed_count: sql`1`,
+            failed_amount: sql`p.amount`,
+          })} from payments p join stores s on s.id = p.store_id where ${scoped(scope, 'p')} and p.status = 'declined'`,
+        ],
+      ],
+      addInto([payments], 'failure_facts'),
+    ),
+  ];
+}
+
+const SEARCH_TABLES = [ROLLUPS.searchesDaily, ROLLUPS.searchesHourly];
+
+function searched(scope: FoldScope): RawBuilder<unknown>[] {
+  return [
+    statement(
+      [
+        [
+          'search_facts',
+          sql`select q.store_id, q.created_at as at, s.timezone as tz, q.normalized_query as query, ${measures(ROLLUPS.searchesDaily, {
+            searches: sql`1`,
+            zero_result_searches: sql`(q.result_count = 0)::int`,
+          })} from searches q join stores s on s.id = q.store_id where ${scoped(scope, 'q')}`,
+        ],
+      ],
+      addInto(SEARCH_TABLES, 'search_facts'),
+    ),
+  ];
+}
+
+/** A search is followed by an add-to-cart (an order) when its session adds to its cart (orders) within this many minutes after it. */
+export const FOLLOW_UP_MINUTES = 30;
+
+const STEP_BITS = sql`(case e.kind when 'product_viewed' then 2 when 'cart_line_added' then 4 when 'checkout_quoted' then 8
+                                   when 'order_placed' then 16 else 0 end | 1)`;
+
+function storefrontEvents(scope: FoldScope): RawBuilder<unknown>[] {
+  const events = sql`select e.* from storefront_events e where ${scoped(scope, 'e', 'bigint')}`;
+  // Each session counts once per step, in the hour it started (its session row's creation, else its first event).
+  const funnel = sql`
+    with incoming as (
+      select e.store_id, e.session_id, bit_or(${STEP_BITS}) as steps, min(e.occurred_at) as first_at
+      from (${events}) e group by e.store_id, e.session_id
+    ), located as (
+      select i.store_id, i.session_id, i.steps, coalesce(known.steps, 0) as known_steps,
+             coalesce(known.started_hour,
+                      date_trunc('hour', coalesce(session.created_at, started.at, i.first_at) at time zone s.timezone)) as hour
+      from incoming i
+      join stores s on s.id = i.store_id
+      left join insights_funnel_sessions known on known.session_id = i.session_id
+      left join sessions session on session.id = i.session_id
+      left join lateral (
+        select min(x.occurred_at) as at from storefront_events x where x.session_id = i.session_id and x.kind = 'session_started'
+      ) started on true
+    ), saved as (
+      insert into insights_funnel_sessions (session_id, store_id, started_hour, steps)
+      select session_id, store_id, hour, steps from located
+      on conflict (session_id) do update set steps = insights_funnel_sessions.steps | excluded.steps
+    ), reached as (
+      select store_id, hour, steps & ~known_steps as new_steps from located
+    )
+    insert into insights_funnel_hourly (store_id, hour, sessions, product_viewed, added_to_cart, reached_checkout, ordered)
+    select store_id, hour, count(*) filter (where new_steps & 1 > 0), count(*) filter (where new_steps & 2 > 0),
+           count(*) filter (where new_steps & 4 > 0), count(*) filter (where new_steps & 8 > 0), count(*) filter (where new_steps & 16 > 0)
+    from reached where new_steps <> 0 group by store_id, hour
+    on conflict (store_id, hour) do update set
+      sessions = insights_funnel_hourly.sessions + excluded.sessions,
+      product_viewed = insights_funnel_hourly.product_viewed + excluded.product_viewed,
+      added_to_cart = insights_funnel_hourly.added_to_cart + excluded.added_to_cart,
+      reached_checkout = insights_funnel_hourly.reached_checkout + excluded.reached_checkout,
+      ordered = insights_funnel_hourly.ordered + excluded.ordered`;
+  // The session's searches in the 30 minutes before an add-to-cart (an order) are followed by it, each once.
+  const credits = statement(
+    [
+      [
+        'credited',
+        sql`insert into insights_search_credits (search_id, kind, store_id)
+            select distinct q.id, case e.kind when 'cart_line_added' then 'add' else 'order' end, q.store_id
+            from (${events}) e
+            join searches q on q.session_id = e.session_id and q.store_id = e.store_id
+              and q.created_at < e.occurred_at and q.created_at >= e.occurred_at - make_interval(mins => ${FOLLOW_UP_MINUTES})
+            where e.kind in ('cart_line_added', 'order_placed')
+            on conflict (search_id, kind) do nothing
+            returning search_id, kind`,
+      ],
+      [
+        'credit_facts',
+        sql`select q.store_id, q.created_at as at, s.timezone as tz, q.normalized_query as query, ${measures(ROLLUPS.searchesDaily, {
+          followed_by_add: sql`(c.kind = 'add')::int`,
+          followed_by_order: sql`(c.kind = 'order')::int`,
+        })} from credited c join searches q on q.id = c.search_id join stores s on s.id = q.store_id`,
+      ],
+    ],
+    addInto(SEARCH_TABLES, 'credit_facts'),
+  );
+  return [funnel, credits];
+}
+
+/** What each kind of pending change adds to the rollups: statements to run in order, in one transaction. */
+export const FOLDS: Record<PendingKind, (scope: FoldScope) => RawBuilder<unknown>[]> = {
+  order_placed: orderPlaced,
+  order_paid: orderPaid,
+  order_shipped: (scope) => fulfilmentStep(scope, 'shipped'),
+  order_ready: (scope) => fulfilmentStep(scope, 'ready'),
+  order_delivered: (scope) => fulfilmentStep(scope, 'delivered'),
+  order_cancelled: orderCancelled,
+  refund: refunded,
+  payment_declined: paymentDeclined,
+  search: searched,
+  storefront_event: storefrontEvents,
+};

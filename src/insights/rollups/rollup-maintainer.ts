@@ -1,0 +1,99 @@
+import { IsolationLevel } from '@mikro-orm/core';
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable, Logger } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import { FOLDS, PENDING_KINDS, type FoldScope, type PendingKind } from './facts.js';
+import { ROLLUP_STATE_TABLES, ROLLUPS } from './rollup-tables.js';
+
+/** The advisory lock under which rollups change: one fold (or rebuild) at a time across every instance. */
+const ROLLUP_LOCK = 7_301_017;
+const BATCH = 5000;
+const SERIALIZATION_FAILURE = '40001';
+
+interface PendingRow {
+  kind: PendingKind;
+  ref_id: string | null;
+  event_id: string | null;
+}
+
+/**
+ * Keeps the rollups current: folds pending changes in (every instance tries each second; one at a
+ * time holds the lock, so no change is folded twice) and rebuilds a store's rollups from its records.
+ * A batch is claimed, folded and removed in one transaction: a failure leaves it pending.
+ */
+@Injectable()
+export class RollupMaintainer {
+  private readonly logger = new Logger(RollupMaintainer.name);
+
+  constructor(private readonly em: EntityManager) {}
+
+  /**
+   * Folds up to `limit` pending changes that are due; answers how many, or 0 when another instance
+   * holds the lock. `wait` waits for the lock, `dueBy` folds what is due by then (tests fold the
+   * 5-second settling delay of new orders away with a later time).
+   */
+  async foldDue(options: { limit?: number; wait?: boolean; dueBy?: Date } = {}): Promise<number> {
+    return this.em.fork().transactional(async (em) => {
+      const db = em.getKysely() as Kysely<unknown>;
+      if (options.wait) await sql`select pg_advisory_xact_lock(${ROLLUP_LOCK})`.execute(db);
+      else {
+        const { rows } = await sql<{ taken: boolean }>`select pg_try_advisory_xact_lock(${ROLLUP_LOCK}) as taken`.execute(db);
+        if (!rows[0].taken) return 0;
+      }
+      const { rows } = await sql<PendingRow>`
+        delete from insights_pending where id in (
+          select id from insights_pending where due_at <= ${options.dueBy ?? new Date()} order by id limit ${options.limit ?? BATCH}
+        ) returning kind, ref_id, event_id`.execute(db);
+      const byKind = new Map<PendingKind, string[]>();
+      for (const row of rows) byKind.set(row.kind, [...(byKind.get(row.kind) ?? []), (row.ref_id ?? row.event_id)!]);
+      for (const kind of PENDING_KINDS) {
+        const ids = byKind.get(kind);
+        if (ids) await this.fold(db, kind, { ids: [...new Set(ids)] });
+      }
+      return rows.length;
+    });
+  }
+
+  /** Folds until nothing due is pending. */
+  async drain(options: { dueBy?: Date } = {}): Promise<void> {
+    while ((await this.foldDue({ ...options, wait: true })) > 0);
+  }
+
+  /**
+   * Recomputes a store's rollups from its records: every fold over the whole store, in one
+   * transaction over one snapshot, replacing what was there and what was pending. A fold that
+   * commits meanwhile makes the snapshot stale; the rebuild then starts again.
+   */
+  async rebuild(storeId: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.em.fork().transactional(
+          async (em) => {
+            const db = em.getKysely() as Kysely<unknown>;
+            await sql`select pg_advisory_xact_lock(${ROLLUP_LOCK})`.execute(db);
+            await sql`set local jit = off`.execute(db);
+            await sql`delete from insights_pending where store_id = ${storeId}`.execute(db);
+            for (const table of [...Object.values(ROLLUPS).map((rollup) => rollup.name), ...ROLLUP_STATE_TABLES]) {
+              await sql`delete from ${sql.table(table)} where store_id = ${storeId}`.execute(db);
+            }
+            for (const kind of PENDING_KINDS) await this.fold(db, kind, { storeId });
+          },
+          { isolationLevel: IsolationLevel.REPEATABLE_READ },
+        );
+        return;
+      } catch (error) {
+        if (!isSerializationFailure(error) || attempt >= 5) throw error;
+        this.logger.debug(`rebuild of store ${storeId}: a fold committed meanwhile; again (attempt ${attempt + 1})`);
+      }
+    }
+  }
+
+  private async fold(db: Kysely<unknown>, kind: PendingKind, scope: FoldScope): Promise<void> {
+    for (const statement of FOLDS[kind](scope)) await statement.execute(db);
+  }
+}
+
+function isSerializationFailure(error: unknown): boolean {
+  const code = (error as { code?: string; cause?: { code?: string } })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
+  return code === SERIALIZATION_FAILURE;
+}

@@ -1,0 +1,66 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import { RollupMaintainer } from '../../src/insights/rollups/rollup-maintainer.js';
+import { ROLLUPS } from '../../src/insights/rollups/rollup-tables.js';
+import type { TestDatabase } from '../support/database.js';
+import { variants, type TestStore } from '../support/fixtures.js';
+import { ok } from '../support/responses.js';
+import type { StorefrontClient } from '../support/storefront-client.js';
+
+/** Folds everything pending, the settling delay of new orders included. */
+export async function foldAll(app: NestFastifyApplication): Promise<void> {
+  await app.get(RollupMaintainer).drain({ dueBy: new Date(Date.now() + 60_000) });
+}
+
+/**
+ * Every rollup row of a store, as comparable text: customers by email rather than by their number
+ * (which a rebuild gives out anew), zero rows left out (a fact added and then taken back leaves one).
+ */
+export async function rollupsOf(db: TestDatabase, storeId: string): Promise<Record<string, string[]>> {
+  const snapshot: Record<string, string[]> = {};
+  for (const table of Object.values(ROLLUPS)) {
+    const from =
+      table.name === 'insights_customer_sales_daily'
+        ? `(select r.store_id, r.day, c.email as customer_id, r.orders, r.gross_sales, r.discounts, r.returns
+            from insights_customer_sales_daily r join insights_customers c on c.id = r.customer_id) t`
+        : `${table.name} t`;
+    const nonZero = table.measures.map((m) => `t.${m} <> 0`).join(' or ');
+    const rows = await db.rows<{ row: string }>(
+      `select row_to_json(t)::text as row from ${from} where t.store_id = $1 and (${nonZero}) order by 1`,
+      [storeId],
+    );
+    snapshot[table.name] = rows.map((r) => r.row);
+  }
+  return snapshot;
+}
+
+export interface PlaceOptions {
+  card?: boolean;
+  pickup?: boolean;
+  quantities?: number[];
+  price?: number;
+  email?: string;
+}
+
+/** Places an order through the HTTP API: one line per quantity, each of a fresh variant at `price`. */
+export async function placeOrder(
+  db: TestDatabase,
+  shopper: StorefrontClient,
+  store: TestStore,
+  options: PlaceOptions = {},
+): Promise<Record<string, any>> {
+  const quantities = options.quantities ?? [2];
+  const chosen = await variants(db, store.storeId, quantities.length, 50, options.price ?? 1000);
+  for (const [index, variant] of chosen.entries()) ok(await shopper.add(variant.id, quantities[index]));
+  if (options.pickup) {
+    const [location] = await db.rows(`select id from pickup_locations where store_id = $1`, [store.storeId]);
+    ok(await shopper.call('POST', '/v1/checkout/fulfilment', { type: 'pickup', pickupLocationId: location.id }));
+  } else {
+    ok(await shopper.deliver());
+  }
+  const email = options.email ?? `${randomUUID().slice(0, 8)}@example.com`;
+  const body = options.card
+    ? { paymentMethod: 'card', card: { token: 'tok_visa' }, email }
+    : { paymentMethod: 'cash_on_delivery', email };
+  return ok(await shopper.place(body), 201);
+}
