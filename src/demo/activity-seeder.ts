@@ -170,14 +170,16 @@ export class DemoActivitySeeder {
 
   /**
    * Foreign keys are checked row by row by triggers, which costs more than the inserts themselves at a
-   * million orders. When the role may (superuser) and these tables have no trigger of their own, the
-   * triggers are switched off for this transaction only; every batch's references are checked before
-   * it is written instead (checkReferences, and the count of lines that found their variant).
+   * million orders. When the role may (superuser) and these tables have no trigger of their own other
+   * than Insights' change capture, the triggers are switched off for this transaction only; every
+   * batch's references are checked before it is written instead (checkReferences, and the count of
+   * lines that found their variant). Change capture is off with them: the store's Insights rollups are
+   * rebuilt after the seed.
    */
   private async enterBulkMode(db: Db): Promise<void> {
     const { rows } = await sql<{ bulk: boolean }>`
       select current_setting('is_superuser') = 'on' and not exists (
-        select 1 from pg_trigger where not tgisinternal
+        select 1 from pg_trigger where not tgisinternal and tgname not like 'insights\_%'
           and tgrelid = any (array['shoppers', 'addresses', 'orders', 'order_lines', 'payments', 'refunds', 'refund_lines', 'searches']::regclass[])
       ) as bulk`.execute(db);
     if (rows[0].bulk) await sql`set local session_replication_role = replica`.execute(db);

@@ -1,6 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
+import { RollupMaintainer } from '../insights/rollups/rollup-maintainer.js';
 import { StoreService, type CreatedStore } from '../stores/store.service.js';
 import { DemoActivitySeeder, DEFAULT_DEMO_ORDERS, MAX_DEMO_ORDERS, type ActivityCounts } from './activity-seeder.js';
 import { startOfUtcDay } from './calendar.js';
@@ -33,6 +34,7 @@ export class DemoStoreService {
     private readonly stores: StoreService,
     private readonly catalogueWriter: CatalogueWriter,
     private readonly em: EntityManager,
+    private readonly rollups: RollupMaintainer,
   ) {
     this.activity = new DemoActivitySeeder(em);
   }
@@ -62,6 +64,8 @@ export class DemoStoreService {
       anchor: options.anchor ?? startOfUtcDay(new Date()),
       onProgress: options.onProgress,
     });
+    // History written in bulk skips change capture: the store's Insights rollups are built from it at once.
+    await this.rollups.rebuild(storeId);
     return { ...catalogue, ...activity };
   }
 

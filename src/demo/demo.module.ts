@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CatalogueWriterModule } from '../storefront/catalogue/catalogue-writer.module.js';
+import { RollupsModule } from '../insights/rollups/rollups.module.js';
 import { StoresModule } from '../stores/stores.module.js';
 import { DemoStoreService } from './demo-store.service.js';
 
@@ -8,7 +9,7 @@ import { DemoStoreService } from './demo-store.service.js';
  * writers. It sits above the domains it fills; none of them imports it.
  */
 @Module({
-  imports: [StoresModule, CatalogueWriterModule],
+  imports: [StoresModule, CatalogueWriterModule, RollupsModule],
   providers: [DemoStoreService],
   exports: [DemoStoreService],
 })

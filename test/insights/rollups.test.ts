@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DemoStoreService } from '../../src/demo/demo-store.service.js';
 import { RollupMaintainer } from '../../src/insights/rollups/rollup-maintainer.js';
 import { OrderLifecycle } from '../../src/storefront/orders/order-lifecycle.service.js';
+import { SearchRecorder } from '../../src/storefront/search/search-recorder.js';
 import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { foldAll, placeOrder, rollupsOf } from './support.js';
@@ -22,6 +23,9 @@ describe('Insights rollups', () => {
     expect(base).toMatch(/^http/);
     // Live activity on top of the demo history: orders racing each other over HTTP, then every lifecycle step.
     const shoppers = await Promise.all(Array.from({ length: 8 }, () => t.shopper(store)));
+    // Searches before adding to the cart: they are followed by an add-to-cart (and an order).
+    await Promise.all(shoppers.map((shopper, i) => shopper.call('GET', `/v1/search?q=${encodeURIComponent(i % 2 ? 'shirt' : 'قميص')}`)));
+    await t.app.get(SearchRecorder).drain();
     const placed = await Promise.all(
       shoppers.map((shopper, i) =>
         placeOrder(t.db, shopper, store, {
