@@ -181,6 +181,20 @@ export const COMMANDS: Record<string, Command> = {
       return { order: await refusalsAsCommandErrors(() => lifecycle.refund(storeId, orderId, request)) };
     },
   },
+  'insights rebuild': {
+    usage: 'insights rebuild --store STORE_ID',
+    options: ['store'],
+    check: async (options) => {
+      uuid(options, 'store');
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      const { RollupMaintainer } = await import('../insights/rollups/rollup-maintainer.js');
+      const started = Date.now();
+      await app.get(RollupMaintainer).rebuild(storeId);
+      return { storeId, rebuiltInMs: Date.now() - started };
+    },
+  },
   'signing-key rotate': {
     usage: 'signing-key rotate',
     options: [],

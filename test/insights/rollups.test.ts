@@ -3,6 +3,7 @@ import { DemoStoreService } from '../../src/demo/demo-store.service.js';
 import { RollupMaintainer } from '../../src/insights/rollups/rollup-maintainer.js';
 import { OrderLifecycle } from '../../src/storefront/orders/order-lifecycle.service.js';
 import { SearchRecorder } from '../../src/storefront/search/search-recorder.js';
+import { runCli } from '../support/cli.js';
 import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { foldAll, placeOrder, rollupsOf } from './support.js';
@@ -70,8 +71,33 @@ describe('Insights rollups', () => {
     expect(folded.insights_sales_daily.length).toBeGreaterThan(100);
     expect(folded.insights_customers_daily.length).toBeGreaterThan(100);
 
-    await t.app.get(RollupMaintainer).rebuild(store.storeId);
+    // The operator's backfill: the command line rebuilds the store's rollups from its records.
+    const run = await runCli(['insights', 'rebuild', '--store', store.storeId], { DATABASE_URL: t.databaseUrl });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json).toEqual({ storeId: store.storeId, rebuiltInMs: expect.any(Number) });
     const rebuilt = await rollupsOf(t.db, store.storeId);
     for (const table of Object.keys(folded)) expect(rebuilt[table], table).toEqual(folded[table]);
+  });
+
+  it('a rebuild while changes are folded in leaves neither counted twice', async () => {
+    const shopper = await t.shopper(store);
+    await placeOrder(t.db, shopper, store, { quantities: [1] });
+    const before = await rollupsOf(t.db, store.storeId);
+    const maintainer = t.app.get(RollupMaintainer);
+    await Promise.all([maintainer.rebuild(store.storeId), foldAll(t.app), maintainer.rebuild(store.storeId)]);
+    await foldAll(t.app);
+    const after = await rollupsOf(t.db, store.storeId);
+    await maintainer.rebuild(store.storeId);
+    expect(await rollupsOf(t.db, store.storeId)).toEqual(after);
+    expect(after.insights_sales_daily).not.toEqual(before.insights_sales_daily);
+  });
+
+  it('insights rebuild refuses a missing or malformed store before opening a database', async () => {
+    const missing = await runCli(['insights', 'rebuild']);
+    expect(missing.code).toBe(2);
+    expect(missing.json.error.code).toBe('USAGE');
+    const unknown = await runCli(['insights', 'rebuild', '--store', '00000000-0000-4000-8000-000000000000'], { DATABASE_URL: t.databaseUrl });
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.error.code).toBe('STORE_NOT_FOUND');
   });
 });
