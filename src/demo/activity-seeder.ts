@@ -105,7 +105,8 @@ export class DemoActivitySeeder {
       await writing;
       // A seed that changes the tables by more than autovacuum's 10% gets fresh statistics now, or the
       // planner keeps its old guesses for the reports until autovacuum comes round.
-      if (total.orders > 0.1 * before[0].rows) await sql`analyze shoppers, addresses, orders, order_lines, payments, searches`.execute(db);
+      if (total.orders > 0.1 * before[0].rows)
+        await sql`analyze shoppers, addresses, orders, order_lines, payments, refunds, refund_lines, searches`.execute(db);
       return total;
     });
   }

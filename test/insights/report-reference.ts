@@ -279,7 +279,8 @@ export class Reference {
       if (!order.cancelledAt) {
         const fulfilled = order.fulfilmentType === 'delivery' ? order.deliveredAt : order.readyAt;
         const late = fulfilled !== null && fulfilled.getTime() > order.promisedBy.getTime() ? 1 : 0;
-        this.fulfilment.push({ at: order.promisedBy, dims, n: { promised: 1, late } });
+        const kept = fulfilled !== null && fulfilled.getTime() <= order.promisedBy.getTime() ? 1 : 0;
+        this.fulfilment.push({ at: order.promisedBy, dims, n: { promised: 1, late, kept } });
       }
       const method = { payment_method: order.paymentMethod };
       if (order.paymentMethod === 'card')
@@ -437,7 +438,8 @@ export class Reference {
       case 'late_orders':
         return s('late');
       case 'on_time_rate':
-        return s('promised') === 0 ? null : 1 - s('late') / s('promised');
+        // of the promises fulfilled, the share fulfilled in time; orders still open count neither way
+        return s('kept') + s('late') === 0 ? null : s('kept') / (s('kept') + s('late'));
       case 'sessions':
         return s('sessions');
       case 'sessions_with_product_view':

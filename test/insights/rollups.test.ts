@@ -61,7 +61,9 @@ describe('Insights rollups', () => {
       (async () => (e.fulfilment.type === 'pickup' ? lifecycle.readyForPickup : lifecycle.ship).call(lifecycle, store.storeId, e.id))(),
     ]);
 
-    const pending = await t.db.rows(`select kind, count(*)::int as n from insights_pending where store_id = $1 group by kind`, [store.storeId]);
+    const pending = await t.db.rows(`select kind, count(*)::int as n from insights_pending where store_id = $1 group by kind`, [
+      store.storeId,
+    ]);
     expect(pending.map((row) => row.kind).sort()).toEqual(
       expect.arrayContaining(['order_cancelled', 'order_delivered', 'order_placed', 'order_shipped', 'refund', 'search']),
     );
@@ -96,7 +98,9 @@ describe('Insights rollups', () => {
     const missing = await runCli(['insights', 'rebuild']);
     expect(missing.code).toBe(2);
     expect(missing.json.error.code).toBe('USAGE');
-    const unknown = await runCli(['insights', 'rebuild', '--store', '00000000-0000-4000-8000-000000000000'], { DATABASE_URL: t.databaseUrl });
+    const unknown = await runCli(['insights', 'rebuild', '--store', '00000000-0000-4000-8000-000000000000'], {
+      DATABASE_URL: t.databaseUrl,
+    });
     expect(unknown.code).toBe(1);
     expect(unknown.json.error.code).toBe('STORE_NOT_FOUND');
   });

@@ -59,8 +59,6 @@ export async function placeOrder(
     ok(await shopper.deliver());
   }
   const email = options.email ?? `${randomUUID().slice(0, 8)}@example.com`;
-  const body = options.card
-    ? { paymentMethod: 'card', card: { token: 'tok_visa' }, email }
-    : { paymentMethod: 'cash_on_delivery', email };
+  const body = options.card ? { paymentMethod: 'card', card: { token: 'tok_visa' }, email } : { paymentMethod: 'cash_on_delivery', email };
   return ok(await shopper.place(body), 201);
 }

@@ -56,7 +56,10 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   for (const [name, value] of Object.entries(apiError.options.headers ?? {})) reply.header(name, value);
   // Also here, not only in the onRequest hook: some refusals happen before hooks run.
   reply.header('X-Request-Id', request.id);
-  return reply.code(apiError.status).type('application/problem+json').send(problemDocument(apiError, request.id, dialectOf(request.url)));
+  return reply
+    .code(apiError.status)
+    .type('application/problem+json')
+    .send(problemDocument(apiError, request.id, dialectOf(request.url)));
 }
 
 /** The body of a problem answer: the catalogue's title and messages, the request id, the error's extras. */

@@ -22,7 +22,15 @@ export class BuilderController {
   })
   @ApiOkResponse({ type: ReportResponseDoc })
   @ApiProblemResponses(
-    ['VALIDATION_FAILED', 'MALFORMED_BODY', 'invalid_range', 'unknown_measure', 'unknown_dimension', 'too_many_dimensions', 'over_row_limit'],
+    [
+      'VALIDATION_FAILED',
+      'MALFORMED_BODY',
+      'invalid_range',
+      'unknown_measure',
+      'unknown_dimension',
+      'too_many_dimensions',
+      'over_row_limit',
+    ],
     'admin',
   )
   run(@Body() body: BuilderRunDto, @CurrentAdmin() admin: AdminPrincipal) {

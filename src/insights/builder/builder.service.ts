@@ -3,7 +3,7 @@ import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { operatorsOf } from '../catalogue/insights-catalogue.js';
 import { dimensionNamed, isTimeGrain, type DimensionDef, type TimeGrain } from '../definitions/dimensions.js';
-import { measureNamed, type MeasureDef } from '../definitions/measures.js';
+import { emptyValueOf, measureNamed, type MeasureDef } from '../definitions/measures.js';
 import { requireAreas } from '../query/area-access.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
@@ -89,11 +89,12 @@ export class BuilderService {
         },
       });
     }
-    const [{ rows }, totals, compareTotals, series, freshness] = await Promise.all([
+    const [{ rows }, totals, compareTotals, series, compareSeries, freshness] = await Promise.all([
       this.engine.rows(main, query.limit === undefined ? undefined : { limit: query.limit, offset: 0 }),
       this.engine.rows(spec(resolved.range, [])),
       resolved.compare ? this.engine.rows(spec(resolved.compare, [])) : null,
       grain ? this.series(spec(resolved.range, [grain]), grain, resolved.range, calendar.weekStartsOn) : [],
+      grain && resolved.compare ? this.series(spec(resolved.compare, [grain]), grain, resolved.compare, calendar.weekStartsOn) : null,
       this.freshness.of(admin.storeId),
     ]);
     const rangeDoc = (range: DateRange) => ({ ...range, timezone: calendar.timezone, grain: resolved.grain });
@@ -121,7 +122,7 @@ export class BuilderService {
       totals: totals.rows[0] ?? {},
       compareTotals: compareTotals ? (compareTotals.rows[0] ?? {}) : null,
       series,
-      compareSeries: null,
+      compareSeries,
       rows: await this.values.labelRows(admin.storeId, rows, names),
       rowCount: returned,
       nextCursor: null,
@@ -176,8 +177,18 @@ export class BuilderService {
     );
     if (bad >= 0) {
       throw invalidField(`${field}.values[${bad}]`, 'invalidValue', {
-        en: dimension.type === 'number' ? 'Must be a number.' : dimension.type === 'date' ? 'Must be a date: YYYY-MM-DD.' : 'At most 200 characters.',
-        ar: dimension.type === 'number' ? 'يجب أن يكون رقمًا.' : dimension.type === 'date' ? 'يجب أن يكون تاريخًا: YYYY-MM-DD.' : '200 حرف كحد أقصى.',
+        en:
+          dimension.type === 'number'
+            ? 'Must be a number.'
+            : dimension.type === 'date'
+              ? 'Must be a date: YYYY-MM-DD.'
+              : 'At most 200 characters.',
+        ar:
+          dimension.type === 'number'
+            ? 'يجب أن يكون رقمًا.'
+            : dimension.type === 'date'
+              ? 'يجب أن يكون تاريخًا: YYYY-MM-DD.'
+              : '200 حرف كحد أقصى.',
       });
     }
     return { dimension: filter.dimension, op: filter.op, values: filter.values };
@@ -202,9 +213,7 @@ export class BuilderService {
       const row = byPeriod.get(period);
       return {
         period,
-        ...Object.fromEntries(
-          spec.measures.map((measure) => [measure.name, row ? row[measure.name] : measure.type === 'money' || measure.type === 'count' ? 0 : null]),
-        ),
+        ...Object.fromEntries(spec.measures.map((measure) => [measure.name, row ? row[measure.name] : emptyValueOf(measure)])),
       };
     });
   }

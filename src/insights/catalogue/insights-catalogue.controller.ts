@@ -47,11 +47,7 @@ export class InsightsCatalogueController {
   @ApiOperation({ summary: 'Values of a filterable dimension, searched in English or Arabic; needs the view permission of its area' })
   @ApiOkResponse({ type: DimensionValuesDoc })
   @ApiProblemResponses(['unknown_dimension', 'VALIDATION_FAILED'], 'admin')
-  async dimensionValues(
-    @Param('dimension') name: string,
-    @Query() query: DimensionValuesQueryDto,
-    @CurrentAdmin() admin: AdminPrincipal,
-  ) {
+  async dimensionValues(@Param('dimension') name: string, @Query() query: DimensionValuesQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
     const dimension = dimensionNamed(name);
     if (!dimension || !dimension.filterable) throw new ApiError('unknown_dimension', { details: { dimension: name } });
     requireAreas(admin, [dimension.area]);

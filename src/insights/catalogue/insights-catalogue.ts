@@ -40,7 +40,12 @@ export function dimensionsOf(measure: MeasureDef): string[] {
 
 function reportsShowing(name: string): string[] {
   return Object.values(REPORTS)
-    .filter((report) => report.totals.includes(name) || report.series.includes(name) || (report.table.kind === 'split' && report.table.measures.includes(name)))
+    .filter(
+      (report) =>
+        report.totals.includes(name) ||
+        report.series.includes(name) ||
+        (report.table.kind === 'split' && report.table.measures.includes(name)),
+    )
     .map((report) => report.name);
 }
 
@@ -94,4 +99,3 @@ export function dimensionCatalogue(): CatalogueEntry[] {
     operators: operatorsOf(dimension),
   }));
 }
-

@@ -179,7 +179,10 @@ export const DIMENSIONS: readonly DimensionDef[] = [
     area: 'finance',
     type: 'number',
     label: { en: 'Tax rate', ar: 'نسبة الضريبة' },
-    description: { en: 'The tax rate the order was charged at, in basis points (1500 = 15%).', ar: 'نسبة الضريبة المطبقة على الطلب بنقاط الأساس (1500 = 15%).' },
+    description: {
+      en: 'The tax rate the order was charged at, in basis points (1500 = 15%).',
+      ar: 'نسبة الضريبة المطبقة على الطلب بنقاط الأساس (1500 = 15%).',
+    },
     values: { kind: 'tax_rate' },
     filterable: true,
   },

@@ -28,19 +28,40 @@ export interface MeasureDef {
   in: Partial<Record<SourceName, (context: MeasureContext) => RawBuilder<unknown>>>;
   /** Dimensions it must be split by to mean anything. */
   requires?: string[];
+  /** An average: over nothing it is null, not 0. */
+  average?: boolean;
+}
+
+/** A measure's value where nothing happened: 0 for sums, null for ratios and averages. */
+export function emptyValueOf(measure: MeasureDef): number | null {
+  return (measure.type === 'money' || measure.type === 'count') && !measure.average ? 0 : null;
 }
 
 const total = (column: string) => () => sql.raw(`coalesce(sum(t.${column}), 0)`);
-const ratio = (numerator: string, denominator: string) => () =>
-  sql.raw(`sum(${numerator})::float8 / nullif(sum(${denominator}), 0)`);
+const ratio = (numerator: string, denominator: string) => () => sql.raw(`sum(${numerator})::float8 / nullif(sum(${denominator}), 0)`);
 const average = (seconds: string, count: string) => () => sql.raw(`round(sum(t.${seconds})::numeric / nullif(sum(t.${count}), 0))`);
 
 const NET_SALES = 't.gross_sales - t.discounts - t.returns';
 const PRODUCT_NET_SALES = 't.gross_sales - t.returns';
 
-/** Orders that contained the row's product (variant, category, brand): each order once per such group. */
+/**
+ * Orders that contained the row's variant (product, category, brand): each order once per group of
+ * the finest level the query uses. A variant belongs to one product and a product to one category
+ * and brand, so only category and brand together need a level of their own.
+ */
 function productOrders(context: MeasureContext): RawBuilder<unknown> {
-  const level = ['variant', 'product', 'category', 'brand'].find((name) => context.used.has(name)) ?? 'product';
+  const used = (name: string) => context.used.has(name);
+  const level = used('variant')
+    ? 'variant'
+    : used('product')
+      ? 'product'
+      : used('category') && used('brand')
+        ? 'category_brand'
+        : used('category')
+          ? 'category'
+          : used('brand')
+            ? 'brand'
+            : 'product';
   return sql.raw(`coalesce(sum(t.${level}_orders), 0)`);
 }
 
@@ -56,8 +77,13 @@ function customers(context: MeasureContext): RawBuilder<unknown> {
   return sql`(${counted} + coalesce(sum(t.second_orders) filter (where t.prev_day >= ${context.periodStart}), 0))`;
 }
 
+/**
+ * Customers with an order in the period who had ordered before it: with an order whose previous one
+ * (in the grouping) is before the period and which is not their first of all, or with their second
+ * order (in the grouping) in it, the first being their first of all and in the period too.
+ */
 function returningCustomers(context: MeasureContext): RawBuilder<unknown> {
-  return sql`(coalesce(sum(t.orders) filter (where t.prev_day <> '-infinity' and t.prev_day < ${context.periodStart}), 0)
+  return sql`(coalesce(sum(t.orders - t.first_orders) filter (where t.prev_day < ${context.periodStart}), 0)
               + coalesce(sum(t.second_orders) filter (where t.prev_day >= ${context.periodStart}), 0))`;
 }
 
@@ -147,6 +173,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'average_order_value',
     area: 'sales',
     type: 'money',
+    average: true,
     label: { en: 'Average order value', ar: 'متوسط قيمة الطلب' },
     description: { en: '(Gross sales − discounts) ÷ orders.', ar: '(إجمالي المبيعات − الخصومات) ÷ الطلبات.' },
     in: {
@@ -219,7 +246,7 @@ export const MEASURES: readonly MeasureDef[] = [
     type: 'count',
     label: { en: 'New customers', ar: 'العملاء الجدد' },
     description: { en: 'Customers whose first order was placed in the period.', ar: 'العملاء الذين قدّموا أول طلب لهم في الفترة.' },
-    in: { customers: () => sql`coalesce(sum(t.orders) filter (where t.prev_day = '-infinity'), 0)` },
+    in: { customers: total('first_orders') },
   },
   {
     name: 'returning_customers',
@@ -242,8 +269,7 @@ export const MEASURES: readonly MeasureDef[] = [
       ar: 'العملاء العائدون ÷ العملاء: نسبة عملاء الفترة الذين قدّموا أكثر من طلب.',
     },
     in: {
-      customers: (context) =>
-        sql`${returningCustomers(context)}::float8 / nullif(${customers({ ...context, used: new Set() })}, 0)`,
+      customers: (context) => sql`${returningCustomers(context)}::float8 / nullif(${customers({ ...context, used: new Set() })}, 0)`,
     },
   },
   {
@@ -326,7 +352,10 @@ export const MEASURES: readonly MeasureDef[] = [
     area: 'fulfilment',
     type: 'duration',
     label: { en: 'Average time to deliver', ar: 'متوسط مدة التسليم' },
-    description: { en: 'Seconds from placement to delivery (or collection), averaged.', ar: 'متوسط الثواني من تقديم الطلب حتى تسليمه (أو استلامه).' },
+    description: {
+      en: 'Seconds from placement to delivery (or collection), averaged.',
+      ar: 'متوسط الثواني من تقديم الطلب حتى تسليمه (أو استلامه).',
+    },
     in: { fulfilment: average('deliver_seconds', 'delivered_orders') },
   },
   {
@@ -372,16 +401,31 @@ export const MEASURES: readonly MeasureDef[] = [
     area: 'fulfilment',
     type: 'ratio',
     label: { en: 'On-time rate', ar: 'نسبة الالتزام بالموعد' },
-    description: { en: '1 − late orders ÷ orders due.', ar: '1 − الطلبات المتأخرة ÷ الطلبات المستحقة.' },
-    in: { fulfilment: () => sql.raw('1 - sum(t.late_orders)::float8 / nullif(sum(t.promised_orders), 0)') },
+    description: {
+      en: 'Orders fulfilled by their promise ÷ orders fulfilled, by the day of the promise; orders still open are neither.',
+      ar: 'الطلبات المسلّمة في موعدها ÷ الطلبات المسلّمة، حسب يوم الموعد؛ والطلبات المفتوحة لا تُحسب في أيٍّ منهما.',
+    },
+    in: { fulfilment: () => sql.raw('sum(t.kept_orders)::float8 / nullif(sum(t.kept_orders + t.late_orders), 0)') },
   },
   // --- finance ---
   ...(
     [
       ['authorised', 'Authorised', 'المفوَّض', 'Card payments authorised at checkout.', 'مدفوعات البطاقات المفوَّضة عند الدفع.'],
-      ['captured', 'Captured', 'المحصَّل', 'Payments taken: cards captured, cash collected.', 'المدفوعات المحصّلة: البطاقات المسحوبة والنقد المستلم.'],
+      [
+        'captured',
+        'Captured',
+        'المحصَّل',
+        'Payments taken: cards captured, cash collected.',
+        'المدفوعات المحصّلة: البطاقات المسحوبة والنقد المستلم.',
+      ],
       ['refunded', 'Refunded', 'المسترد', 'Money paid back, cancellations included.', 'المبالغ المعادة، ومنها الإلغاءات.'],
-      ['voided', 'Voided', 'الملغى', 'Payments released unpaid when an order was cancelled.', 'المدفوعات المحررة دون تحصيل عند إلغاء الطلب.'],
+      [
+        'voided',
+        'Voided',
+        'الملغى',
+        'Payments released unpaid when an order was cancelled.',
+        'المدفوعات المحررة دون تحصيل عند إلغاء الطلب.',
+      ],
       ['failed', 'Failed', 'المرفوض', 'Card payments declined at checkout.', 'مدفوعات البطاقات المرفوضة عند الدفع.'],
     ] as const
   ).flatMap(([event, en, ar, descriptionEn, descriptionAr]): MeasureDef[] => [

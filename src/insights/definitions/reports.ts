@@ -187,7 +187,13 @@ export const REPORTS: Record<ReportName, ReportDef> = {
     title: { en: 'Fulfilment times', ar: 'أوقات التسليم' },
     totals: FULFILMENT,
     series: ['average_time_to_ship', 'average_time_to_deliver', 'late_orders'],
-    table: { kind: 'split', dimensions: ['fulfilment_type', 'shipping_method'], measures: FULFILMENT, sort: 'delivered_orders', descending: true },
+    table: {
+      kind: 'split',
+      dimensions: ['fulfilment_type', 'shipping_method'],
+      measures: FULFILMENT,
+      sort: 'delivered_orders',
+      descending: true,
+    },
   },
   late_orders: {
     name: 'late_orders',
@@ -296,7 +302,10 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
     name: 'fulfilled_at',
     type: 'date',
     label: { en: 'Fulfilled', ar: 'وقت التسليم' },
-    description: { en: 'When it was delivered (or made ready for pickup); empty while open.', ar: 'وقت التسليم (أو التجهيز للاستلام)؛ فارغ ما دام مفتوحًا.' },
+    description: {
+      en: 'When it was delivered (or made ready for pickup); empty while open.',
+      ar: 'وقت التسليم (أو التجهيز للاستلام)؛ فارغ ما دام مفتوحًا.',
+    },
     reports: ['late_orders'],
   },
   {

@@ -78,7 +78,13 @@ export class BuilderRunDto {
   @Type(() => BuilderFilterDto)
   filters?: BuilderFilterDto[];
 
-  @ApiPropertyOptional({ oneOf: [{ type: 'integer', minimum: 1, maximum: 366 }, { type: 'string', enum: ['all'] }], example: 90 })
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'integer', minimum: 1, maximum: 366 },
+      { type: 'string', enum: ['all'] },
+    ],
+    example: 90,
+  })
   @OptionalField()
   @IsDaysOrAll()
   last?: number | 'all';
@@ -106,7 +112,11 @@ export class BuilderRunDto {
   @MaxLength(100)
   sort?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Only the first N rows by the sort (a top N). Without it, every row, up to 5,000.' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'Only the first N rows by the sort (a top N). Without it, every row, up to 5,000.',
+  })
   @OptionalField()
   @IsInt()
   @Min(1)

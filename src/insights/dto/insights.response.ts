@@ -27,7 +27,11 @@ export class ReportResponseDoc {
   @ApiProperty({ ...FIGURES, description: 'Money in minor units without tax; ratios 0..1; durations in seconds.' })
   totals: Record<string, unknown>;
   @ApiProperty({ ...FIGURES, nullable: true }) compareTotals: Record<string, unknown> | null;
-  @ApiProperty({ type: 'array', items: FIGURES, description: 'One point per period (`period`: local `YYYY-MM-DD`, or `YYYY-MM-DDTHH:00`), zero-filled.' })
+  @ApiProperty({
+    type: 'array',
+    items: FIGURES,
+    description: 'One point per period (`period`: local `YYYY-MM-DD`, or `YYYY-MM-DDTHH:00`), zero-filled.',
+  })
   series: Record<string, unknown>[];
   @ApiProperty({ type: 'array', items: FIGURES, nullable: true, description: 'The compare range’s points, aligned by position.' })
   compareSeries: Record<string, unknown>[] | null;
@@ -44,7 +48,8 @@ export class ReportResponseDoc {
 
 export class CatalogueEntryDoc {
   @ApiProperty() name: string;
-  @ApiProperty({ type: 'string', nullable: true, description: 'Whose view permission reads it; null for time grains.' }) area: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Whose view permission reads it; null for time grains.' }) area:
+    string | null;
   @ApiProperty() type: string;
   @ApiProperty() label_en: string;
   @ApiProperty() label_ar: string;

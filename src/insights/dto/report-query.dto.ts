@@ -10,7 +10,10 @@ const asList = ({ value }: { value: unknown }) => (value === undefined ? undefin
 
 /** The query of every built-in report (interface part 2, contract section 8). */
 export class ReportQueryDto {
-  @ApiPropertyOptional({ description: 'First day, `YYYY-MM-DD`, in the store’s time zone; with `to`, not with `last`.', example: '2026-10-01' })
+  @ApiPropertyOptional({
+    description: 'First day, `YYYY-MM-DD`, in the store’s time zone; with `to`, not with `last`.',
+    example: '2026-10-01',
+  })
   @OptionalField()
   @IsString()
   @MaxLength(32)
@@ -38,7 +41,8 @@ export class ReportQueryDto {
 
   @ApiPropertyOptional({
     enum: TIME_GRAINS,
-    description: 'The series’ period. Default: hour up to 2 days, day up to 90, week up to 366, then month. `hour` is for ranges of up to 7 days.',
+    description:
+      'The series’ period. Default: hour up to 2 days, day up to 90, week up to 366, then month. `hour` is for ranges of up to 7 days.',
   })
   @OptionalField()
   @IsIn(TIME_GRAINS)
@@ -67,7 +71,10 @@ export class ReportQueryDto {
   @MaxLength(300, { each: true })
   filter?: string[];
 
-  @ApiPropertyOptional({ description: '`-measure` (largest first) or `measure` (smallest first), one of the table’s measures.', example: '-net_sales' })
+  @ApiPropertyOptional({
+    description: '`-measure` (largest first) or `measure` (smallest first), one of the table’s measures.',
+    example: '-net_sales',
+  })
   @OptionalField()
   @IsString()
   @MaxLength(100)

@@ -68,6 +68,7 @@ const ProductsDailySchema = defineEntity({
     productOrders: count(),
     categoryOrders: count(),
     brandOrders: count(),
+    categoryBrandOrders: count(),
   },
 });
 export class ProductsDaily extends ProductsDailySchema.class {}
@@ -83,6 +84,7 @@ const CustomersDailySchema = defineEntity({
     groupValue: key(),
     prevDay: p.date().primary(),
     orders: count(),
+    firstOrders: count(),
     secondOrders: count(),
   },
 });
@@ -150,6 +152,7 @@ const FulfilmentHourlySchema = defineEntity({
     readySeconds: money(),
     promisedOrders: count(),
     lateOrders: count(),
+    keptOrders: count(),
   },
 });
 export class FulfilmentHourly extends FulfilmentHourlySchema.class {}

@@ -42,12 +42,23 @@ export class DimensionValues {
   }
 
   /** Rows with `labels`: the names of their dimensions' values, in both languages. */
-  async labelRows<T extends Record<string, unknown>>(storeId: string, rows: T[], dimensions: string[]): Promise<(T & { labels?: Record<string, Bilingual> })[]> {
+  async labelRows<T extends Record<string, unknown>>(
+    storeId: string,
+    rows: T[],
+    dimensions: string[],
+  ): Promise<(T & { labels?: Record<string, Bilingual> })[]> {
     const labels = new Map<string, Map<string, Bilingual>>();
     for (const name of dimensions) {
       const dimension = dimensionNamed(name);
       if (!dimension || isTimeGrain(name)) continue;
-      labels.set(name, await this.labels(storeId, dimension, rows.map((row) => String(row[name]))));
+      labels.set(
+        name,
+        await this.labels(
+          storeId,
+          dimension,
+          rows.map((row) => String(row[name])),
+        ),
+      );
     }
     return rows.map((row) => {
       const found = Object.fromEntries(

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { invalidField } from '../../common/errors/api-error.js';
 import { dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
-import type { MeasureContext, MeasureDef } from '../definitions/measures.js';
+import { emptyValueOf, type MeasureContext, type MeasureDef } from '../definitions/measures.js';
 import { SOURCES, type SourceDef } from '../definitions/sources.js';
 import { NONE_ID, type RollupTable } from '../rollups/rollup-tables.js';
 import { isoWeekday, type DateRange, type WeekStart } from './ranges.js';
@@ -45,6 +45,18 @@ interface Part {
 
 const NONE_VALUE: Record<string, string> = { product: NONE_ID, variant: NONE_ID, category: NONE_ID, brand: NONE_ID, shipping_method: '' };
 
+/**
+ * The query without filters that keep every value of a dimension (`customer_kind in (registered,
+ * guest)`): they change no figure, and a distinct count cannot be summed over the values of a filter.
+ */
+function withoutVacuousFilters(spec: QuerySpec): QuerySpec {
+  const filters = spec.filters.filter((filter) => {
+    const values = dimensionNamed(filter.dimension)?.values;
+    return !(filter.op === 'in' && values?.kind === 'fixed' && values.values.every((entry) => filter.values.includes(entry.value)));
+  });
+  return filters.length === spec.filters.length ? spec : { ...spec, filters };
+}
+
 /** Why a query cannot be answered as asked: a 400 naming the field. */
 function unavailable(field: string, en: string, ar: string) {
   return invalidField(field, 'notAvailable', { en, ar });
@@ -55,7 +67,8 @@ export class QueryEngine {
   constructor(private readonly em: EntityManager) {}
 
   /** Every row of the query, sorted as asked (else by the dimensions). */
-  async rows(spec: QuerySpec, page?: { limit: number; offset: number }): Promise<{ rows: Row[]; more: boolean }> {
+  async rows(asked: QuerySpec, page?: { limit: number; offset: number }): Promise<{ rows: Row[]; more: boolean }> {
+    const spec = withoutVacuousFilters(asked);
     const parts = this.plan(spec);
     const db = this.em.getKysely() as Kysely<unknown>;
     if (parts.length === 1) {
@@ -80,7 +93,8 @@ export class QueryEngine {
   }
 
   /** How many rows the query has, counted without computing them. */
-  async count(spec: QuerySpec): Promise<number> {
+  async count(asked: QuerySpec): Promise<number> {
+    const spec = withoutVacuousFilters(asked);
     const parts = this.plan(spec);
     const keys = parts.map((part) => this.select(spec, { ...part, measures: [] }, undefined, true));
     const { rows } = await sql<{ count: string }>`select count(*) as count from (${sql.join(keys, sql` union `)}) keys`.execute(
@@ -91,7 +105,7 @@ export class QueryEngine {
 
   /** Checks that every measure can be read as the query asks, without reading anything. */
   check(spec: QuerySpec): void {
-    this.plan(spec);
+    this.plan(withoutVacuousFilters(spec));
   }
 
   private plan(spec: QuerySpec): Part[] {
@@ -165,12 +179,15 @@ export class QueryEngine {
     ];
     const selected = [
       ...dimensionSql.map((expression, i) => sql`${expression} as ${sql.ref(spec.dimensions[i])}`),
-      ...(keysOnly ? [sql`1 as one`] : part.measures.map((measure) => sql`${measure.in[source.name]!(context)} as ${sql.ref(measure.name)}`)),
+      ...(keysOnly
+        ? [sql`1 as one`]
+        : part.measures.map((measure) => sql`${measure.in[source.name]!(context)} as ${sql.ref(measure.name)}`)),
     ];
     const groupBy = dimensionSql.length > 0 ? sql`group by ${sql.join(dimensionSql.map((_, i) => sql.lit(i + 1)))}` : sql``;
     const query = sql`select ${sql.join(selected)} from ${sql.table(table.name)} t where ${sql.join(where, sql` and `)} ${groupBy}`;
     const dimensionRefs = spec.dimensions.map((dimension) => sql.ref(dimension));
-    if (keysOnly) return dimensionRefs.length > 0 ? sql`select ${sql.join(dimensionRefs)} from (${query}) k` : sql`select 1 from (${query}) k`;
+    if (keysOnly)
+      return dimensionRefs.length > 0 ? sql`select ${sql.join(dimensionRefs)} from (${query}) k` : sql`select 1 from (${query}) k`;
     const order: RawBuilder<unknown>[] = [];
     if (spec.sort && part.measures.some((measure) => measure.name === spec.sort!.measure)) {
       order.push(sql`${sql.ref(spec.sort.measure)} ${sql.raw(spec.sort.descending ? 'desc' : 'asc')} nulls last`);
@@ -183,7 +200,10 @@ export class QueryEngine {
   private rangeCondition(source: SourceDef, table: RollupTable, range: DateRange): RawBuilder<unknown>[] {
     if (!source.timed) {
       // a cohort is in the range when its first month is; its months are counted up to the range's end
-      return [sql`t.cohort_month between date_trunc('month', ${range.from}::date)::date and ${range.to}::date`, sql`t.month <= ${range.to}::date`];
+      return [
+        sql`t.cohort_month between date_trunc('month', ${range.from}::date)::date and ${range.to}::date`,
+        sql`t.month <= ${range.to}::date`,
+      ];
     }
     if (table.granularity === 'hour') {
       return [sql`t.hour >= ${range.from}::date::timestamp`, sql`t.hour < (${range.to}::date + 1)::timestamp`];
@@ -215,7 +235,8 @@ export class QueryEngine {
     const dimension = dimensionNamed(filter.dimension)!;
     const value = source.dimensions[filter.dimension].sql;
     const typed = dimension.type === 'number' ? sql`(${value})::numeric` : dimension.type === 'date' ? sql`(${value})::date` : value;
-    const cast = (raw: string) => (dimension.type === 'number' ? sql`${raw}::numeric` : dimension.type === 'date' ? sql`${raw}::date` : sql`${raw}`);
+    const cast = (raw: string) =>
+      dimension.type === 'number' ? sql`${raw}::numeric` : dimension.type === 'date' ? sql`${raw}::date` : sql`${raw}`;
     const none = NONE_VALUE[filter.dimension];
     switch (filter.op) {
       case 'in':
@@ -250,7 +271,7 @@ export class QueryEngine {
 
   private fillMissing(spec: QuerySpec, row: Row): Row {
     for (const measure of spec.measures) {
-      if (!(measure.name in row)) row[measure.name] = measure.type === 'money' || measure.type === 'count' ? 0 : null;
+      if (!(measure.name in row)) row[measure.name] = emptyValueOf(measure);
     }
     return row;
   }

@@ -114,7 +114,10 @@ export function resolveRange(request: RangeRequest, context: RangeContext): Reso
     if (request.from > request.to) throw invalidRange('from is after to.', 'from بعد to.');
     range = { from: request.from, to: request.to };
     if (daysBetween(range.from, range.to) + 1 > MAX_RANGE_DAYS) {
-      throw invalidRange('A range is at most 366 days; use last=all for the whole history.', 'النطاق 366 يومًا كحد أقصى؛ استخدم last=all للسجل كله.');
+      throw invalidRange(
+        'A range is at most 366 days; use last=all for the whole history.',
+        'النطاق 366 يومًا كحد أقصى؛ استخدم last=all للسجل كله.',
+      );
     }
   } else if (request.last === 'all') {
     all = true;
@@ -187,6 +190,13 @@ export function periodsOf(range: DateRange, grain: TimeGrain, weekStartsOn: Week
     if (periods[periods.length - 1] !== start) periods.push(start);
   }
   return periods;
+}
+
+/** The range widened to the whole months it touches (not past `today`): cohorts are months. */
+export function wholeMonths(range: DateRange, today: string): DateRange {
+  const [year, month] = range.to.split('-').map(Number);
+  const lastDay = addDays(`${month === 12 ? year + 1 : year}-${String(month === 12 ? 1 : month + 1).padStart(2, '0')}-01`, -1);
+  return { from: `${range.from.slice(0, 7)}-01`, to: lastDay > today && range.to <= today ? today : lastDay };
 }
 
 /** Today's date in a time zone. */

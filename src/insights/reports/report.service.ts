@@ -7,12 +7,12 @@ import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
 import { dimensionNamed, type TimeGrain } from '../definitions/dimensions.js';
-import { measureNamed, type MeasureDef } from '../definitions/measures.js';
+import { emptyValueOf, measureNamed, type MeasureDef } from '../definitions/measures.js';
 import { REPORT_COLUMNS, REPORT_DIMENSIONS, REPORTS, type ReportDef, type ReportName } from '../definitions/reports.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { QueryEngine, type Filter, type QuerySpec, type Row } from '../query/query-engine.js';
-import { addDays, periodsOf, resolveRange, type Compare, type DateRange, type ResolvedRange } from '../query/ranges.js';
+import { addDays, periodsOf, resolveRange, wholeMonths, type Compare, type DateRange, type ResolvedRange } from '../query/ranges.js';
 import { StoreCalendars, type StoreCalendar } from '../query/store-calendar.js';
 
 export interface ReportParams {
@@ -135,7 +135,16 @@ export class ReportService {
 
   private async check(def: ReportDef, params: ReportParams, admin: AdminPrincipal): Promise<Request> {
     const calendar = await this.calendars.of(admin.storeId);
-    const resolved = resolveRange(params, { today: calendar.today, firstOrderDay: calendar.firstOrderDay, entitlements: admin.entitlements });
+    const asked = resolveRange(params, { today: calendar.today, firstOrderDay: calendar.firstOrderDay, entitlements: admin.entitlements });
+    // Cohorts are months: their report covers the whole months the range touches, and its answer's range says so.
+    const resolved =
+      def.table.kind === 'cohorts'
+        ? {
+            ...asked,
+            range: wholeMonths(asked.range, calendar.today),
+            compare: asked.compare && wholeMonths(asked.compare, calendar.today),
+          }
+        : asked;
     const filters = parseFilters(params.filters ?? []);
     const sort = this.sortOf(def, params.sort);
     const offset = params.cursor === undefined ? 0 : decodeCursor<[number]>(params.cursor, ['number'])[0];
@@ -222,7 +231,7 @@ export class ReportService {
     return periods.map((period) => {
       const row = byPeriod.get(period);
       const point: Values = { period };
-      for (const measure of measures) point[measure.name] = row ? row[measure.name] : emptyValue(measure);
+      for (const measure of measures) point[measure.name] = row ? row[measure.name] : emptyValueOf(measure);
       return point;
     });
   }
@@ -285,7 +294,7 @@ export class ReportService {
     }
     const rows = CUSTOMER_GROUPS.map(([group, dimension, value, label]) => {
       const row = byDimension.get(dimension)!.get(value);
-      const figures = Object.fromEntries(measures.map((measure) => [measure.name, row ? row[measure.name] : emptyValue(measure)]));
+      const figures = Object.fromEntries(measures.map((measure) => [measure.name, row ? row[measure.name] : emptyValueOf(measure)]));
       return { group, ...figures, labels: { group: label } };
     });
     if (request.sort) {
@@ -355,7 +364,10 @@ export class ReportService {
         select id::text, name_en, name_ar, stock, to_char(last_sold_on, 'YYYY-MM-DD') as last_sold_on, days_since_last_sale
         from (${candidates}) c order by ${sql.ref(sort.measure)} ${direction} nulls last, name_en, id
         limit ${request.page.limit + 1} offset ${request.page.offset}`.execute(db),
-      sql<{ products: string; stock: string }>`select count(*) as products, coalesce(sum(stock), 0) as stock from (${candidates}) c`.execute(db),
+      sql<{
+        products: string;
+        stock: string;
+      }>`select count(*) as products, coalesce(sum(stock), 0) as stock from (${candidates}) c`.execute(db),
     ]);
     return {
       rows: rows.slice(0, request.page.limit).map((row) => ({
@@ -371,21 +383,19 @@ export class ReportService {
   }
 
   /**
-   * Orders promised within the range that were delivered (or made ready for pickup) after their
-   * promise, or are still open past it, the latest first. Read from the orders themselves through
-   * two small indexes: the late ones, and the open ones.
+   * Orders promised within the range that were delivered (a pickup: made ready) after their promise,
+   * or are still open past it, the latest first. Read from the orders themselves through two small
+   * indexes: the late ones, and the open ones.
    */
   private async lateOrders(request: Request): Promise<{ rows: ReportRow[]; more: boolean; totals: Values }> {
     const { storeId, timezone } = request.calendar;
     const { from, to } = request.resolved.range;
     const conditions = request.filters.map((filter): RawBuilder<unknown> => {
-      const column = { fulfilment_type: 'fulfilment_type', shipping_method: 'shipping_method_code', payment_method: 'payment_method' }[
-        filter.dimension
-      ];
+      const column = { fulfilment_type: 'fulfilment_type', shipping_method: 'shipping_method_code' }[filter.dimension];
       if (!column || filter.op !== 'in') {
         throw invalidField('filter', 'notAvailable', {
-          en: 'Late orders can be filtered by fulfilment type, shipping method and payment method.',
-          ar: 'يمكن تصفية الطلبات المتأخرة حسب طريقة التسليم وطريقة الشحن وطريقة الدفع.',
+          en: 'Late orders can be filtered by fulfilment type and shipping method.',
+          ar: 'يمكن تصفية الطلبات المتأخرة حسب طريقة التسليم وطريقة الشحن.',
         });
       }
       return sql`coalesce(o.${sql.ref(column)}, '') = any(${filter.values}::text[])`;
@@ -395,7 +405,8 @@ export class ReportService {
       and o.promised_by < (${addDays(to, 1)}::date)::timestamp at time zone ${timezone}
       ${conditions.length > 0 ? sql`and ${sql.join(conditions, sql` and `)}` : sql``}`;
     const late = sql`
-      select o.id, o.number, o.placed_at, o.promised_by, coalesce(o.delivered_at, o.ready_at) as fulfilled_at, o.fulfilment_status
+      select o.id, o.number, o.placed_at, o.promised_by,
+             case o.fulfilment_type when 'delivery' then o.delivered_at else o.ready_at end as fulfilled_at, o.fulfilment_status
       from orders o
       where ${within} and ((o.fulfilment_type = 'delivery' and o.delivered_at > o.promised_by) or (o.fulfilment_type = 'pickup' and o.ready_at > o.promised_by))
       union all
@@ -406,7 +417,15 @@ export class ReportService {
     const db = this.em.getKysely() as Kysely<unknown>;
     const direction = sql.raw(request.sort?.descending === false ? 'asc' : 'desc');
     const [{ rows }, { rows: open }] = await Promise.all([
-      sql<{ id: string; number: string; placed_at: string; promised_by: string; fulfilled_at: string | null; status: string; late_by: number }>`
+      sql<{
+        id: string;
+        number: string;
+        placed_at: string;
+        promised_by: string;
+        fulfilled_at: string | null;
+        status: string;
+        late_by: number;
+      }>`
         select l.id::text, l.number::text, iso_utc(l.placed_at) as placed_at, iso_utc(l.promised_by) as promised_by,
                iso_utc(l.fulfilled_at) as fulfilled_at, l.fulfilment_status as status,
                round(extract(epoch from coalesce(l.fulfilled_at, now()) - l.promised_by))::int as late_by
@@ -485,10 +504,6 @@ export function parseFilters(raw: string[]): Filter[] {
     byDimension.set(name, [...(byDimension.get(name) ?? []), entry.slice(colon + 1)]);
   });
   return [...byDimension].map(([dimension, values]) => ({ dimension, op: 'in', values }));
-}
-
-function emptyValue(measure: MeasureDef): number | null {
-  return measure.type === 'money' || measure.type === 'count' ? 0 : null;
 }
 
 function compareValues(a: unknown, b: unknown, descending: boolean): number {

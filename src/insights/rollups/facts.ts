@@ -61,7 +61,9 @@ function addInto(tables: RollupTable[], facts: string): RawBuilder<unknown>[] {
       ...table.measures.map((measure) => sql`sum(${sql.ref(`f.${measure}`)})`),
     ]);
     const groups = sql.join(Array.from({ length: keys.length + 1 }, (_, i) => sql.lit(i + 1)));
-    const updates = sql.join(table.measures.map((m) => sql`${sql.ref(m)} = ${sql.table(table.name)}.${sql.ref(m)} + excluded.${sql.ref(m)}`));
+    const updates = sql.join(
+      table.measures.map((m) => sql`${sql.ref(m)} = ${sql.table(table.name)}.${sql.ref(m)} + excluded.${sql.ref(m)}`),
+    );
     return sql`
       insert into ${sql.table(table.name)} (${columns})
       select ${selected} from ${sql.table(facts)} f group by ${groups}
@@ -100,9 +102,10 @@ function orders(where: RawBuilder<unknown>): RawBuilder<unknown> {
            o.cancelled_at, o.promised_by, o.payment_method, o.fulfilment_type, coalesce(o.shipping_method_code, '') as shipping_method,
            o.locale, o.tax_rate_bps, o.prices_include_tax, o.item_count, o.total, o.tax_total, o.shipping_total,
            case when o.placed_as_guest then 'guest' else 'registered' end as customer_kind,
-           case when exists (
-             select 1 from orders p where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) < (o.placed_at, o.id)
-           ) then 'returning' else 'new' end as customer_type,
+           case when history.earlier_any > 0 then 'returning' else 'new' end as customer_type,
+           history.*,
+           date_trunc('month', coalesce(history.first_at, o.placed_at) at time zone s.timezone)::date as cohort_month,
+           customer.id as customer_id,
            lines.gross, o.tax_total - lines.tax as shipping_tax,
            o.shipping_total - case when o.prices_include_tax then o.tax_total - lines.tax else 0 end as shipping_net,
            case when o.prices_include_tax then o.discount_total - insights_share(o.discount_total, o.tax_rate_bps, 10000 + o.tax_rate_bps)
@@ -114,6 +117,18 @@ function orders(where: RawBuilder<unknown>): RawBuilder<unknown> {
              coalesce(sum(l.tax_amount), 0)::bigint as tax
       from order_lines l where l.order_id = o.id
     ) lines
+    -- the customer's earlier orders: all of them, those placed the same way (signed in or as a guest), those in the same language
+    cross join lateral (
+      select min(p.placed_at) as first_at, max(p.placed_at) as previous_any, count(*) as earlier_any,
+             min(p.placed_at) filter (where p.placed_as_guest = o.placed_as_guest) as first_kind,
+             max(p.placed_at) filter (where p.placed_as_guest = o.placed_as_guest) as previous_kind,
+             count(*) filter (where p.placed_as_guest = o.placed_as_guest) as earlier_kind,
+             min(p.placed_at) filter (where p.locale = o.locale) as first_locale,
+             max(p.placed_at) filter (where p.locale = o.locale) as previous_locale,
+             count(*) filter (where p.locale = o.locale) as earlier_locale
+      from orders p where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) < (o.placed_at, o.id)
+    ) history
+    left join insights_customers customer on customer.store_id = o.store_id and customer.email = lower(o.email)
     where ${where}`;
 }
 
@@ -127,19 +142,25 @@ const LINE_GROSS = sql`(l.line_total - case when o.prices_include_tax then l.tax
  */
 function returnedLines(scope: FoldScope): RawBuilder<unknown> {
   return sql`
-    select r.id as refund_id, r.created_at as at, l.order_id, rl.quantity, ${LINE_KEYS}, rl.amount - tax.part as value, tax.part as tax
-    from refunds r
-    join refund_lines rl on rl.refund_id = r.id
-    join order_lines l on l.id = rl.order_line_id
+    with scoped as (
+      select r.id, r.created_at, rl.order_line_id, rl.quantity, rl.amount
+      from refunds r join refund_lines rl on rl.refund_id = r.id
+      where ${scoped(scope, 'r')} and r.reason = 'return'
+    ), returned_before as (
+      -- every refund of the lines concerned, with the units of the line refunded before it
+      select rl.refund_id, rl.order_line_id,
+             coalesce(sum(rl.quantity) over (partition by rl.order_line_id order by r.created_at, r.id
+                                             rows between unbounded preceding and 1 preceding), 0) as quantity
+      from refund_lines rl join refunds r on r.id = rl.refund_id
+      where rl.order_line_id in (select order_line_id from scoped)
+    )
+    select x.id as refund_id, x.created_at as at, l.order_id, x.quantity, ${LINE_KEYS}, x.amount - tax.part as value, tax.part as tax
+    from scoped x
+    join returned_before before on before.refund_id = x.id and before.order_line_id = x.order_line_id
+    join order_lines l on l.id = x.order_line_id
     cross join lateral (
-      select coalesce(sum(earlier_rl.quantity), 0)::bigint as quantity
-      from refund_lines earlier_rl join refunds earlier on earlier.id = earlier_rl.refund_id
-      where earlier_rl.order_line_id = rl.order_line_id and (earlier.created_at, earlier.id) < (r.created_at, r.id)
-    ) before
-    cross join lateral (
-      select insights_share(l.tax_amount, before.quantity + rl.quantity, l.quantity) - insights_share(l.tax_amount, before.quantity, l.quantity) as part
-    ) tax
-    where ${scoped(scope, 'r')} and r.reason = 'return'`;
+      select insights_share(l.tax_amount, before.quantity + x.quantity, l.quantity) - insights_share(l.tax_amount, before.quantity, l.quantity) as part
+    ) tax`;
 }
 
 /** The shipping part of the scoped refunds (not cancellations), split into its value without tax and its tax. */
@@ -167,11 +188,6 @@ const customerSales = ROLLUPS.customerSalesDaily;
 const cohorts = ROLLUPS.cohortsMonthly;
 const fulfilment = ROLLUPS.fulfilmentHourly;
 const payments = ROLLUPS.paymentsHourly;
-
-/** The month (local) of the first order of each scoped order's customer. */
-const COHORT = sql`(select date_trunc('month', min(p.placed_at) at time zone o.tz)::date from orders p
-                    where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) <= (o.placed_at, o.id))`;
-const CUSTOMER_ID = sql`(select c.id from insights_customers c where c.store_id = o.store_id and c.email = lower(o.email))`;
 
 /**
  * Customers the orders belong to, known by a number in the rollups of customers' sales: registered
@@ -210,44 +226,36 @@ function orderPlaced(scope: FoldScope): RawBuilder<unknown>[] {
             product_orders: sql`(row_number() over (partition by o.id, l.product_id order by l.position) = 1)::int`,
             category_orders: sql`(row_number() over (partition by o.id, l.category_id order by l.position) = 1)::int`,
             brand_orders: sql`(row_number() over (partition by o.id, l.brand_id order by l.position) = 1)::int`,
+            category_brand_orders: sql`(row_number() over (partition by o.id, l.category_id, l.brand_id order by l.position) = 1)::int`,
           })} from placed o join order_lines l on l.order_id = o.id`,
         ],
         // The customer counts once in a range when this order is in it and their previous order (in the grouping) is not.
+        // New: the order is their first of all. Second: their second in the grouping, whose first was their first of all.
         [
           'customer_facts',
           sql`select o.store_id, o.placed_at as at, o.tz, g.grouping, g.group_value,
                      coalesce((g.previous at time zone o.tz)::date, '-infinity'::date) as prev_day,
-                     1 as orders, (g.earlier = 1)::int as second_orders
+                     1 as orders, (o.earlier_any = 0)::int as first_orders,
+                     (g.earlier = 1 and g.first = o.first_at)::int as second_orders
               from placed o
-              cross join lateral (
-                select max(p.placed_at) as previous_any, count(*) as earlier_any,
-                       max(p.placed_at) filter (where p.placed_as_guest = (o.customer_kind = 'guest')) as previous_kind,
-                       count(*) filter (where p.placed_as_guest = (o.customer_kind = 'guest')) as earlier_kind,
-                       max(p.placed_at) filter (where p.locale = o.locale) as previous_locale,
-                       count(*) filter (where p.locale = o.locale) as earlier_locale
-                from orders p
-                where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) < (o.placed_at, o.id)
-              ) history
-              cross join lateral (values ('all', '', history.previous_any, history.earlier_any),
-                                         ('customer_kind', o.customer_kind, history.previous_kind, history.earlier_kind),
-                                         ('locale', o.locale, history.previous_locale, history.earlier_locale))
-                as g(grouping, group_value, previous, earlier)`,
+              cross join lateral (values ('all', '', o.first_at, o.previous_any, o.earlier_any),
+                                         ('customer_kind', o.customer_kind, o.first_kind, o.previous_kind, o.earlier_kind),
+                                         ('locale', o.locale, o.first_locale, o.previous_locale, o.earlier_locale))
+                as g(grouping, group_value, first, previous, earlier)`,
         ],
         [
           'cohort_facts',
-          sql`select o.store_id, o.placed_at as at, o.tz, ${COHORT} as cohort_month, ${measures(cohorts, {
-            // once per customer and month: when no earlier order of theirs is in the same month
-            customers: sql`(not exists (
-              select 1 from orders p
-              where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) < (o.placed_at, o.id)
-                and date_trunc('month', p.placed_at at time zone o.tz) = date_trunc('month', o.placed_at at time zone o.tz)))::int`,
+          sql`select o.store_id, o.placed_at as at, o.tz, o.cohort_month, ${measures(cohorts, {
+            // once per customer and month: when their latest earlier order is in an earlier month
+            customers: sql`(o.previous_any is null
+              or date_trunc('month', o.previous_any at time zone o.tz) < date_trunc('month', o.placed_at at time zone o.tz))::int`,
             orders: sql`1`,
             gross_sales: sql`o.gross - o.discounts`,
           })} from placed o`,
         ],
         [
           'customer_sales_facts',
-          sql`select o.store_id, o.placed_at as at, o.tz, ${CUSTOMER_ID} as customer_id, ${measures(customerSales, {
+          sql`select o.store_id, o.placed_at as at, o.tz, o.customer_id, ${measures(customerSales, {
             orders: sql`1`,
             gross_sales: sql`o.gross`,
             discounts: sql`o.discounts`,
@@ -305,13 +313,13 @@ function orderCancelled(scope: FoldScope): RawBuilder<unknown>[] {
         ],
         [
           'cohort_facts',
-          sql`select o.store_id, o.cancelled_at as at, o.tz, ${COHORT} as cohort_month, ${measures(cohorts, {
+          sql`select o.store_id, o.cancelled_at as at, o.tz, o.cohort_month, ${measures(cohorts, {
             returns: sql`o.gross - o.discounts`,
           })} from cancelled o`,
         ],
         [
           'customer_sales_facts',
-          sql`select o.store_id, o.cancelled_at as at, o.tz, ${CUSTOMER_ID} as customer_id, ${measures(customerSales, {
+          sql`select o.store_id, o.cancelled_at as at, o.tz, o.customer_id, ${measures(customerSales, {
             returns: sql`o.gross - o.discounts`,
           })} from cancelled o`,
         ],
@@ -373,12 +381,12 @@ function refunded(scope: FoldScope): RawBuilder<unknown>[] {
         ],
         [
           'cohort_facts',
-          sql`select o.store_id, l.at, o.tz, ${COHORT} as cohort_month, ${measures(cohorts, { returns: sql`l.value` })}
+          sql`select o.store_id, l.at, o.tz, o.cohort_month, ${measures(cohorts, { returns: sql`l.value` })}
               from returned l join refunded o on o.id = l.order_id`,
         ],
         [
           'customer_sales_facts',
-          sql`select o.store_id, l.at, o.tz, ${CUSTOMER_ID} as customer_id, ${measures(customerSales, { returns: sql`l.value` })}
+          sql`select o.store_id, l.at, o.tz, o.customer_id, ${measures(customerSales, { returns: sql`l.value` })}
               from returned l join refunded o on o.id = l.order_id`,
         ],
         // every refund is money paid back, a cancellation's included
@@ -406,7 +414,7 @@ function refunded(scope: FoldScope): RawBuilder<unknown>[] {
 /**
  * An order shipped, ready for pickup or delivered: counted in the hour it happened with the seconds
  * it took from placement. A delivery delivered, or a pickup made ready, after its promise is late,
- * counted in the hour of the promise.
+ * by it kept; either is counted in the hour of the promise.
  */
 function fulfilmentStep(scope: FoldScope, step: 'shipped' | 'ready' | 'delivered'): RawBuilder<unknown>[] {
   const at = sql.ref(`o.${step}_at`);
@@ -415,11 +423,15 @@ function fulfilmentStep(scope: FoldScope, step: 'shipped' | 'ready' | 'delivered
     ready: { ready_orders: sql`1`, ready_seconds: sql`round(extract(epoch from o.ready_at - o.placed_at))::bigint` },
     delivered: { delivered_orders: sql`1`, deliver_seconds: sql`round(extract(epoch from o.delivered_at - o.placed_at))::bigint` },
   }[step];
-  const lateKind = { shipped: null, ready: 'pickup', delivered: 'delivery' }[step];
-  const late = lateKind
+  // Kept or late: a delivery delivered, or a pickup made ready, by its promise or after it.
+  const promiseKind = { shipped: null, ready: 'pickup', delivered: 'delivery' }[step];
+  const promise = promiseKind
     ? sql`union all
-          select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, { late_orders: sql`1` })}
-          from stepped o where o.fulfilment_type = ${lateKind} and ${at} > o.promised_by`
+          select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
+            late_orders: sql`(${at} > o.promised_by)::int`,
+            kept_orders: sql`(${at} <= o.promised_by)::int`,
+          })}
+          from stepped o where o.fulfilment_type = ${promiseKind}`
     : sql``;
   return [
     statement(
@@ -432,7 +444,7 @@ function fulfilmentStep(scope: FoldScope, step: 'shipped' | 'ready' | 'delivered
         [
           'step_facts',
           sql`select o.store_id, ${at} as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, counted)}
-              from stepped o ${late}`,
+              from stepped o ${promise}`,
         ],
       ],
       addInto([fulfilment], 'step_facts'),

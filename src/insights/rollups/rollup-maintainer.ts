@@ -71,7 +71,9 @@ export class RollupMaintainer {
           async (em) => {
             const db = em.getKysely() as Kysely<unknown>;
             await sql`select pg_advisory_xact_lock(${ROLLUP_LOCK})`.execute(db);
+            // One-off statements over the whole store: compiling them costs more than it saves, and their sorts fit in memory.
             await sql`set local jit = off`.execute(db);
+            await sql`set local work_mem = '256MB'`.execute(db);
             await sql`delete from insights_pending where store_id = ${storeId}`.execute(db);
             for (const table of [...Object.values(ROLLUPS).map((rollup) => rollup.name), ...ROLLUP_STATE_TABLES]) {
               await sql`delete from ${sql.table(table)} where store_id = ${storeId}`.execute(db);
@@ -80,12 +82,14 @@ export class RollupMaintainer {
           },
           { isolationLevel: IsolationLevel.REPEATABLE_READ },
         );
-        return;
+        break;
       } catch (error) {
         if (!isSerializationFailure(error) || attempt >= 5) throw error;
         this.logger.debug(`rebuild of store ${storeId}: a fold committed meanwhile; again (attempt ${attempt + 1})`);
       }
     }
+    // The planner's statistics of the rollups, for the reports that read them next.
+    await sql`analyze ${sql.join(Object.values(ROLLUPS).map((rollup) => sql.table(rollup.name)))}`.execute(this.em.getKysely());
   }
 
   private async fold(db: Kysely<unknown>, kind: PendingKind, scope: FoldScope): Promise<void> {

@@ -38,13 +38,23 @@ export const ROLLUPS = {
     name: 'insights_products_daily',
     granularity: 'day',
     keys: ['variant_id', 'product_id', 'category_id', 'brand_id'],
-    measures: ['units_sold', 'units_returned', 'gross_sales', 'returns', 'variant_orders', 'product_orders', 'category_orders', 'brand_orders'],
+    measures: [
+      'units_sold',
+      'units_returned',
+      'gross_sales',
+      'returns',
+      'variant_orders',
+      'product_orders',
+      'category_orders',
+      'brand_orders',
+      'category_brand_orders',
+    ],
   },
   customersDaily: {
     name: 'insights_customers_daily',
     granularity: 'day',
     keys: ['grouping', 'group_value', 'prev_day'],
-    measures: ['orders', 'second_orders'],
+    measures: ['orders', 'first_orders', 'second_orders'],
   },
   cohortsMonthly: {
     name: 'insights_cohorts_monthly',
@@ -71,6 +81,7 @@ export const ROLLUPS = {
       'ready_seconds',
       'promised_orders',
       'late_orders',
+      'kept_orders',
     ],
   },
   paymentsHourly: {

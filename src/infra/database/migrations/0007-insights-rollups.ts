@@ -75,9 +75,10 @@ export class Migration0007InsightsRollups extends Migration {
         variant_id uuid not null, product_id uuid not null, category_id uuid not null, brand_id uuid not null,
         units_sold int not null default 0, units_returned int not null default 0, gross_sales bigint not null default 0,
         returns bigint not null default 0,
-        -- orders that contained the variant, the product, the category, the brand: each order counted once per level
+        -- orders that contained the variant, the product, the category, the brand, the category and brand: each order
+        -- counted once per level
         variant_orders int not null default 0, product_orders int not null default 0, category_orders int not null default 0,
-        brand_orders int not null default 0,
+        brand_orders int not null default 0, category_brand_orders int not null default 0,
         primary key (store_id, day, variant_id, product_id, category_id, brand_id)
       );
       create index insights_products_daily_last_sale_index on insights_products_daily (store_id, product_id, day);
@@ -87,7 +88,9 @@ export class Migration0007InsightsRollups extends Migration {
       create table insights_customers_daily (
         store_id uuid not null, grouping text not null, day date not null, group_value text not null, prev_day date not null,
         orders int not null default 0,
-        -- orders that were their customer's second
+        -- orders that were their customer's first
+        first_orders int not null default 0,
+        -- orders that were their customer's second in the grouping, the first in it being their first of all
         second_orders int not null default 0,
         primary key (store_id, grouping, day, group_value, prev_day)
       );
@@ -117,8 +120,8 @@ export class Migration0007InsightsRollups extends Migration {
         shipped_orders int not null default 0, ship_seconds bigint not null default 0,
         delivered_orders int not null default 0, deliver_seconds bigint not null default 0,
         ready_orders int not null default 0, ready_seconds bigint not null default 0,
-        -- counted in the hour of the promise
-        promised_orders int not null default 0, late_orders int not null default 0,
+        -- counted in the hour of the promise: orders due, and those fulfilled after it or by it
+        promised_orders int not null default 0, late_orders int not null default 0, kept_orders int not null default 0,
         primary key (store_id, hour, fulfilment_type, shipping_method)
       );
 
