@@ -5,6 +5,11 @@ import { SignInFailure } from './account/entities/sign-in-failure.entity.js';
 import { RefreshToken } from './auth/entities/refresh-token.entity.js';
 import { Session } from './auth/entities/session.entity.js';
 import { SigningKey } from './auth/entities/signing-key.entity.js';
+import { StaffMember } from './auth/entities/staff-member.entity.js';
+import { StaffRefreshToken } from './auth/entities/staff-refresh-token.entity.js';
+import { StaffSession } from './auth/entities/staff-session.entity.js';
+import { StaffSignInFailure } from './auth/entities/staff-sign-in-failure.entity.js';
+import { SupportSession } from './auth/entities/support-session.entity.js';
 import { Brand } from './storefront/catalogue/entities/brand.entity.js';
 import { Category } from './storefront/catalogue/entities/category.entity.js';
 import { ProductVariant } from './storefront/catalogue/entities/product-variant.entity.js';
@@ -65,4 +70,9 @@ export const ENTITIES = [
   StorefrontEvent,
   PendingChange,
   ...ROLLUP_ENTITIES,
+  StaffMember,
+  StaffSession,
+  StaffRefreshToken,
+  SupportSession,
+  StaffSignInFailure,
 ];

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   const demo = database.embedded && config.DEMO_STORE_ON_FIRST_START ? await app.get(DemoStoreService).createIfFirstStart() : null;
   await app.listen({ port: config.PORT, host: config.HOST });
   logger.info({ port: config.PORT, embeddedDatabase: database.embedded }, 'storefront service listening');
-  if (demo) stdout.write(demoBanner(demo.store.id, demo.apiKey.key, config.PORT));
+  if (demo) stdout.write(demoBanner(demo.store.id, demo.apiKey.key, demo.owner, config.PORT));
 }
 
 function assertAddressFree(host: string, port: number): Promise<void> {
@@ -59,18 +59,23 @@ function assertAddressFree(host: string, port: number): Promise<void> {
   });
 }
 
-function demoBanner(storeId: string, apiKey: string, port: number): string {
+function demoBanner(storeId: string, apiKey: string, owner: { email: string; password: string }, port: number): string {
   const base = `http://localhost:${port}`;
+  const signIn = JSON.stringify({ storeId, email: owner.email, password: owner.password });
   return (
     [
       '',
-      '  Demo store created (shown once; only a hash of the key is kept).',
+      '  Demo store created (shown once; only hashes of the key and the password are kept).',
       `  store id : ${storeId}`,
       `  API key  : ${apiKey}`,
+      `  dashboard: ${owner.email} / ${owner.password}  (the store's owner)`,
       '',
       '  Try it:',
       `    TOKEN=$(curl -s -X POST ${base}/v1/auth/anonymous -H 'X-Api-Key: ${apiKey}' | sed -E 's/.*"accessToken":"([^"]+)".*/\\1/')`,
       `    curl -s ${base}/v1/catalogue/products?limit=3 -H "Authorization: Bearer $TOKEN"`,
+      '  Sign in to the dashboard API as the owner:',
+      `    ADMIN=$(curl -s -X POST ${base}/admin/auth/sign-in -H 'Content-Type: application/json' -d '${signIn}' | sed -E 's/.*"accessToken":"([^"]+)".*/\\1/')`,
+      `    curl -s ${base}/admin/auth/me -H "Authorization: Bearer $ADMIN"`,
       `  API docs: ${base}/docs`,
       '',
     ].join('\n') + '\n'

@@ -7,7 +7,7 @@ import { AccountService } from './account.service.js';
 import { AddressesController } from './addresses.controller.js';
 import { AddressesService } from './addresses.service.js';
 import { OneTimeCodes } from './one-time-codes.js';
-import { PasswordHasher } from './password-hasher.js';
+import { PasswordHasher } from '../infra/crypto/password-hasher.js';
 import { ProfileService } from './profile.service.js';
 import { SecretsRetentionScheduler } from './secrets-retention.scheduler.js';
 import { SignInLimiter } from './sign-in-limiter.js';

@@ -15,7 +15,7 @@ import type { MatchedCode } from './one-time-codes.js';
 import { CODE_LIFETIME_MINUTES, OneTimeCodes, type IssuedCode } from './one-time-codes.js';
 import type { Locale } from '../common/locale.js';
 import type { PendingRegistration } from './entities/one-time-code.entity.js';
-import { PasswordHasher } from './password-hasher.js';
+import { PasswordHasher } from '../infra/crypto/password-hasher.js';
 import { ProfileService } from './profile.service.js';
 import { SignInLimiter } from './sign-in-limiter.js';
 

@@ -6,7 +6,7 @@ import { SessionShoppers } from '../auth/session-shoppers.service.js';
 import { ApiError, invalidField } from '../common/errors/api-error.js';
 import { RenderedJson } from '../infra/http/rendered-json.js';
 import type { UpdateProfileDto } from './dto/profile.dto.js';
-import { PasswordHasher } from './password-hasher.js';
+import { PasswordHasher } from '../infra/crypto/password-hasher.js';
 import { SignInLimiter } from './sign-in-limiter.js';
 
 /** The signed-in shopper's own record. Never carries the password hash: only whether there is one. */

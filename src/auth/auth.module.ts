@@ -4,6 +4,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { StoresModule } from '../stores/stores.module.js';
 import { AccessGuard } from './access/access.guard.js';
 import { AuthController } from './auth.controller.js';
+import { DashboardModule } from './dashboard/dashboard.module.js';
 import { JwksController } from './jwks.controller.js';
 import { ApiKeyRateLimitGuard } from './rate-limit/api-key-rate-limit.guard.js';
 import type { RateLimitStore } from './rate-limit/fixed-window.js';
@@ -12,19 +13,21 @@ import { SessionShoppers } from './session-shoppers.service.js';
 import { SessionWriter } from './session-writer.js';
 import { SessionService } from './session.service.js';
 import { SigningModule } from './signing/signing.module.js';
+import { StaffAuthController } from './staff/staff-auth.controller.js';
 import { TokenService } from './token.service.js';
 
 @Module({
   imports: [
     StoresModule,
     SigningModule,
+    DashboardModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitStoreModule],
       inject: [RATE_LIMIT_STORE],
       useFactory: (store: RateLimitStore) => ApiKeyRateLimitGuard.options(store),
     }),
   ],
-  controllers: [AuthController, JwksController],
+  controllers: [AuthController, JwksController, StaffAuthController],
   providers: [
     TokenService,
     SessionService,

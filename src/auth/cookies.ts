@@ -24,3 +24,37 @@ export function setSessionCookies(reply: FastifyReply, tokens: { accessToken: st
     .setCookie(REFRESH_COOKIE, tokens.refreshToken, REFRESH)
     .setCookie(CSRF_COOKIE, tokens.csrfToken, CSRF);
 }
+
+/**
+ * The dashboard's cookies (contract section 7): all SameSite=Strict and Secure; the access token
+ * reaches only /admin, the refresh token only /admin/auth, and the CSRF token is readable by the
+ * dashboard page for the double submit.
+ */
+export const ADMIN_ACCESS_COOKIE = 'adm_access';
+export const ADMIN_REFRESH_COOKIE = 'adm_refresh';
+export const ADMIN_CSRF_COOKIE = 'adm_csrf';
+
+const ADMIN_ACCESS: CookieSerializeOptions = {
+  path: '/admin',
+  maxAge: ACCESS_TOKEN_TTL_SECONDS,
+  sameSite: 'strict',
+  httpOnly: true,
+  secure: true,
+};
+const ADMIN_REFRESH: CookieSerializeOptions = { ...ADMIN_ACCESS, path: '/admin/auth', maxAge: REFRESH_TOKEN_TTL_SECONDS };
+const ADMIN_CSRF: CookieSerializeOptions = { ...ADMIN_ACCESS, httpOnly: false };
+
+export function setAdminCookies(reply: FastifyReply, tokens: { accessToken: string; refreshToken: string; csrfToken: string }): void {
+  reply
+    .setCookie(ADMIN_ACCESS_COOKIE, tokens.accessToken, ADMIN_ACCESS)
+    .setCookie(ADMIN_REFRESH_COOKIE, tokens.refreshToken, ADMIN_REFRESH)
+    .setCookie(ADMIN_CSRF_COOKIE, tokens.csrfToken, ADMIN_CSRF);
+}
+
+/** After sign-out: the browser forgets all three (the session itself is already revoked). */
+export function clearAdminCookies(reply: FastifyReply): void {
+  reply
+    .clearCookie(ADMIN_ACCESS_COOKIE, { ...ADMIN_ACCESS, maxAge: undefined })
+    .clearCookie(ADMIN_REFRESH_COOKIE, { ...ADMIN_REFRESH, maxAge: undefined })
+    .clearCookie(ADMIN_CSRF_COOKIE, { ...ADMIN_CSRF, maxAge: undefined });
+}

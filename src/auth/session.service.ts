@@ -5,15 +5,13 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import { AppConfig } from '../infra/config/app-config.js';
 import { randomToken, sha256Hex } from '../infra/crypto/secrets.js';
+import { isWellFormedRefreshToken, newRefreshToken, replayRevokesSession } from './refresh-tokens.js';
 import type { ResolvedApiKey } from '../stores/api-key.service.js';
 import { isScope, type Scope } from '../common/scopes.js';
 import type { Transport } from './entities/session.entity.js';
 import { SessionWriter } from './session-writer.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from './token-lifetimes.js';
 import { TokenService } from './token.service.js';
-
-const REFRESH_TOKEN_PREFIX = 'rt_';
-const REFRESH_TOKEN_PATTERN = /^rt_[A-Za-z0-9_-]{43}$/;
 
 export interface IssuedSession {
   sessionId: string;
@@ -68,14 +66,14 @@ export class SessionService {
 
   async mint(key: ResolvedApiKey, transport: Transport, requestedScopes?: string[]): Promise<IssuedSession> {
     const scopes = narrowScopes(key.scopes, requestedScopes);
-    const refreshToken = REFRESH_TOKEN_PREFIX + randomToken(32);
+    const refreshToken = newRefreshToken();
     const row = await this.writer.create({ apiKeyId: key.id, scopes, transport, refreshTokenHash: sha256Hex(refreshToken) });
     if (!row) throw new ApiError('INVALID_API_KEY');
     return this.issue(row, refreshToken, new Date(row.refresh_expires_at));
   }
 
   async refresh(key: ResolvedApiKey, presentedToken: string | undefined): Promise<IssuedSession> {
-    if (!presentedToken || !REFRESH_TOKEN_PATTERN.test(presentedToken)) throw new ApiError('INVALID_REFRESH_TOKEN');
+    if (!isWellFormedRefreshToken(presentedToken)) throw new ApiError('INVALID_REFRESH_TOKEN');
     const outcome = await this.consume(key, sha256Hex(presentedToken));
     switch (outcome.kind) {
       case 'issued':
@@ -122,7 +120,7 @@ export class SessionService {
         returning t.id`.execute(db);
       if (consumed.rows.length === 0) return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
 
-      const refreshToken = REFRESH_TOKEN_PREFIX + randomToken(32);
+      const refreshToken = newRefreshToken();
       const {
         rows: [inserted],
       } = await sql<{ expires_at: Date }>`
@@ -135,7 +133,7 @@ export class SessionService {
 
   /** RFC 9700 reuse detection, softened for racing tabs: inside the grace window a replay only fails. */
   private replay(row: RefreshLookupRow): RefreshOutcome {
-    if ((row.consumed_seconds_ago ?? 0) <= this.config.REFRESH_REUSE_GRACE_SECONDS) {
+    if (!replayRevokesSession(row.consumed_seconds_ago ?? 0, this.config.REFRESH_REUSE_GRACE_SECONDS)) {
       return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
     }
     return { kind: 'reused', sessionId: row.session_id };

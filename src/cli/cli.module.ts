@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { DashboardModule } from '../auth/dashboard/dashboard.module.js';
 import { SigningModule } from '../auth/signing/signing.module.js';
 import type { AppConfig } from '../infra/config/app-config.js';
 import { ConfigModule } from '../infra/config/config.module.js';
@@ -18,7 +19,14 @@ export class CliModule {
   static forRoot(config: AppConfig, database: DatabaseConnection): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule.forRoot(database, ENTITIES), StoresModule, SigningModule, DemoModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database, ENTITIES),
+        StoresModule,
+        SigningModule,
+        DashboardModule,
+        DemoModule,
+      ],
     };
   }
 }

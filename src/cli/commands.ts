@@ -1,6 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { SCOPES } from '../common/scopes.js';
 import { UUID_PATTERN } from '../common/pagination/cursor.js';
+import { PERMISSIONS, STAFF_ROLES, STORE_PLANS, type StaffRole } from '../common/permissions.js';
+import { SUPPORT_MAX_MINUTES } from '../auth/support/support-limits.js';
 
 // Only light modules are imported statically: the services (MikroORM, Nest) load inside `run`, so a
 // usage error is answered at once, without opening (or starting) a database.
@@ -181,6 +183,124 @@ export const COMMANDS: Record<string, Command> = {
       return { order: await refusalsAsCommandErrors(() => lifecycle.refund(storeId, orderId, request)) };
     },
   },
+  'store plan': {
+    usage: 'store plan --store STORE_ID --plan basic|growth|pro',
+    options: ['store', 'plan'],
+    check: async (options) => {
+      uuid(options, 'store');
+      required(options, 'plan');
+      await storePlan(options);
+    },
+    run: async (app, options) => {
+      const storeId = uuid(options, 'store');
+      required(options, 'plan');
+      const plan = await storePlan(options);
+      const { StoreService } = await import('../stores/store.service.js');
+      const store = await app.get(StoreService).setPlan(storeId, plan);
+      if (!store) throw new CommandError('STORE_NOT_FOUND', `no store with id ${storeId}`);
+      return { store };
+    },
+  },
+  'staff add': {
+    usage: `staff add --store STORE_ID --email EMAIL --name NAME --role ${STAFF_ROLES.join('|')} [--permissions a,b]`,
+    options: ['store', 'email', 'name', 'role', 'permissions'],
+    check: async (options) => {
+      uuid(options, 'store');
+      staffEmail(options);
+      staffName(options);
+      staffRole(options);
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      const { role, permissions } = staffRole(options);
+      const staff = await staffMembers(app);
+      return staffErrorsAsCommandErrors(() =>
+        staff.add(storeId, { email: staffEmail(options), name: staffName(options), role, permissions }),
+      );
+    },
+  },
+  'staff list': {
+    usage: 'staff list --store STORE_ID',
+    options: ['store'],
+    check: async (options) => {
+      uuid(options, 'store');
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      return { staff: await (await staffMembers(app)).list(storeId) };
+    },
+  },
+  'staff set-role': {
+    usage: `staff set-role --staff STAFF_ID --role ${STAFF_ROLES.join('|')} [--permissions a,b]`,
+    options: ['staff', 'role', 'permissions'],
+    check: async (options) => {
+      uuid(options, 'staff');
+      staffRole(options);
+    },
+    run: async (app, options) => {
+      const staffId = uuid(options, 'staff');
+      const { role, permissions } = staffRole(options);
+      const staff = await staffMembers(app);
+      return { staff: await staffErrorsAsCommandErrors(() => staff.setRole(staffId, role, permissions)) };
+    },
+  },
+  'staff remove': {
+    usage: 'staff remove --staff STAFF_ID',
+    options: ['staff'],
+    check: async (options) => {
+      uuid(options, 'staff');
+    },
+    run: async (app, options) => {
+      const staffId = uuid(options, 'staff');
+      const staff = await staffMembers(app);
+      return { staff: await staffErrorsAsCommandErrors(() => staff.remove(staffId)) };
+    },
+  },
+  'support open': {
+    usage: 'support open --store STORE_ID --agent EMAIL --reason TEXT [--minutes 60]',
+    options: ['store', 'agent', 'reason', 'minutes'],
+    check: async (options) => {
+      uuid(options, 'store');
+      agentEmail(options);
+      supportReason(options);
+      wholeNumber(options, 'minutes', 1, SUPPORT_MAX_MINUTES);
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      const minutes = wholeNumber(options, 'minutes', 1, SUPPORT_MAX_MINUTES);
+      const support = await supportSessions(app);
+      return support.open(storeId, agentEmail(options), supportReason(options), minutes);
+    },
+  },
+  'support list': {
+    usage: 'support list --store STORE_ID',
+    options: ['store'],
+    check: async (options) => {
+      uuid(options, 'store');
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      return { supportSessions: await (await supportSessions(app)).list(storeId) };
+    },
+  },
+  'support close': {
+    usage: 'support close --session SUPPORT_SESSION_ID',
+    options: ['session'],
+    check: async (options) => {
+      uuid(options, 'session');
+    },
+    run: async (app, options) => {
+      const sessionId = uuid(options, 'session');
+      const support = await supportSessions(app);
+      const { SupportSessionError } = await import('../auth/support/support-sessions.service.js');
+      try {
+        return { supportSession: await support.close(sessionId) };
+      } catch (error) {
+        if (error instanceof SupportSessionError) throw new CommandError(error.code, error.message);
+        throw error;
+      }
+    },
+  },
   'insights rebuild': {
     usage: 'insights rebuild --store STORE_ID',
     options: ['store'],
@@ -230,10 +350,77 @@ function storeName(options: Options): string {
 }
 
 async function storePlan(options: Options) {
-  const { STORE_PLANS } = await import('../common/permissions.js');
   const plan = (options.plan ?? 'basic') as (typeof STORE_PLANS)[number];
   if (!STORE_PLANS.includes(plan)) throw usage(`--plan must be one of ${STORE_PLANS.join(', ')}`);
   return plan;
+}
+
+function emailOption(options: Options, name: string): string {
+  const email = required(options, name).trim();
+  if (email.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw usage(`--${name} must be an email address`);
+  return email;
+}
+
+function staffEmail(options: Options): string {
+  return emailOption(options, 'email');
+}
+
+function agentEmail(options: Options): string {
+  return emailOption(options, 'agent');
+}
+
+function staffName(options: Options): string {
+  const name = required(options, 'name').trim();
+  if (name.length === 0 || name.length > 200) throw usage('--name must be 1 to 200 characters');
+  return name;
+}
+
+function supportReason(options: Options): string {
+  const reason = required(options, 'reason').trim();
+  if (reason.length < 3 || reason.length > 500) throw usage('--reason must be 3 to 500 characters: why the agent needs to look');
+  return reason;
+}
+
+/** `--role`, and `--permissions` (comma-separated, each a known permission) only with role custom, where it is required. */
+function staffRole(options: Options): { role: StaffRole; permissions?: string[] } {
+  const role = required(options, 'role') as StaffRole;
+  if (!STAFF_ROLES.includes(role)) throw usage(`--role must be one of ${STAFF_ROLES.join(', ')}`);
+  const given = options.permissions
+    ?.split(',')
+    .map((permission) => permission.trim())
+    .filter(Boolean);
+  if (role !== 'custom') {
+    if (given !== undefined) throw usage('--permissions is given only with --role custom (other roles carry their own)');
+    return { role };
+  }
+  const unknown = given?.filter((permission) => !(PERMISSIONS as readonly string[]).includes(permission)) ?? [];
+  if (!given || given.length === 0 || unknown.length > 0) {
+    throw usage(
+      `--role custom needs --permissions, a comma-separated list of: ${PERMISSIONS.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+    );
+  }
+  return { role, permissions: given };
+}
+
+async function staffMembers(app: INestApplicationContext) {
+  const { StaffMembers } = await import('../auth/staff/staff-members.service.js');
+  return app.get(StaffMembers);
+}
+
+async function supportSessions(app: INestApplicationContext) {
+  const { SupportSessions } = await import('../auth/support/support-sessions.service.js');
+  return app.get(SupportSessions);
+}
+
+/** A staff member's refusal (unknown, removed, duplicate email) as the operator's error. */
+async function staffErrorsAsCommandErrors<T>(action: () => Promise<T>): Promise<T> {
+  const { StaffError } = await import('../auth/staff/staff-members.service.js');
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof StaffError) throw new CommandError(error.code, error.message);
+    throw error;
+  }
 }
 
 function rateLimit(options: Options): number | undefined {

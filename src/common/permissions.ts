@@ -32,7 +32,8 @@ export function viewPermission(area: InsightsArea): Permission {
   return `insights.${area}.view` as Permission;
 }
 
-const VIEW_PERMISSIONS = INSIGHTS_AREAS.map(viewPermission);
+/** Every Insights view permission, one per area. */
+export const INSIGHTS_VIEW_PERMISSIONS: readonly Permission[] = INSIGHTS_AREAS.map(viewPermission);
 
 export const STAFF_ROLES = ['owner', 'admin', 'analyst', 'data_manager', 'viewer', 'custom'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
@@ -41,15 +42,21 @@ export type StaffRole = (typeof STAFF_ROLES)[number];
 export const ROLE_PERMISSIONS: Record<Exclude<StaffRole, 'custom'>, readonly Permission[]> = {
   owner: PERMISSIONS,
   admin: PERMISSIONS,
-  analyst: [...VIEW_PERMISSIONS, 'insights.builder.use', 'insights.reports.manage'],
+  analyst: [...INSIGHTS_VIEW_PERMISSIONS, 'insights.builder.use', 'insights.reports.manage'],
   data_manager: PERMISSIONS.filter((permission) => permission.startsWith('data.')),
-  viewer: VIEW_PERMISSIONS,
+  viewer: INSIGHTS_VIEW_PERMISSIONS,
 };
 
 export function permissionsOf(role: StaffRole, custom: readonly string[] = []): Permission[] {
   const granted = role === 'custom' ? custom.filter(isPermission) : ROLE_PERMISSIONS[role];
   return PERMISSIONS.filter((permission) => granted.includes(permission));
 }
+
+/**
+ * What a support session may read: every Insights area and the report builder (whose run is a read).
+ * The store's plan still gates them, and a support session never writes, whatever it holds.
+ */
+export const SUPPORT_PERMISSIONS: readonly Permission[] = [...INSIGHTS_VIEW_PERMISSIONS, 'insights.builder.use'];
 
 export const STORE_PLANS = ['basic', 'growth', 'pro'] as const;
 export type StorePlan = (typeof STORE_PLANS)[number];

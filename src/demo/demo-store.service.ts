@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import { RollupMaintainer } from '../insights/rollups/rollup-maintainer.js';
+import { StaffMembers } from '../auth/staff/staff-members.service.js';
 import { StoreService, type CreatedStore } from '../stores/store.service.js';
 import { DemoActivitySeeder, DEFAULT_DEMO_ORDERS, MAX_DEMO_ORDERS, type ActivityCounts } from './activity-seeder.js';
 import { startOfUtcDay } from './calendar.js';
@@ -22,6 +23,15 @@ export interface DemoSeedOptions {
   onProgress?: (ordersWritten: number, ordersTotal: number) => void;
 }
 
+/** The demo store's owner, who signs in to its dashboard. */
+export const DEMO_OWNER = { email: 'owner@demo.store', name: 'Demo Owner' } as const;
+
+export interface DemoStore extends CreatedStore {
+  seeded: DemoSeedCounts;
+  /** Shown once, in the start banner: only its argon2id hash is kept. */
+  owner: { id: string; email: string; password: string };
+}
+
 const NO_ACTIVITY: ActivityCounts = { shoppers: 0, addresses: 0, orders: 0, orderLines: 0, payments: 0, searches: 0 };
 
 /** The demo store a newcomer gets on first start, and `demo seed` for any store. */
@@ -35,6 +45,7 @@ export class DemoStoreService {
     private readonly catalogueWriter: CatalogueWriter,
     private readonly em: EntityManager,
     private readonly rollups: RollupMaintainer,
+    private readonly staff: StaffMembers,
   ) {
     this.activity = new DemoActivitySeeder(em);
   }
@@ -70,11 +81,12 @@ export class DemoStoreService {
   }
 
   /** Only when the database holds no store at all: a fresh embedded database. */
-  async createIfFirstStart(): Promise<(CreatedStore & { seeded: DemoSeedCounts }) | null> {
+  async createIfFirstStart(): Promise<DemoStore | null> {
     if ((await this.stores.count()) > 0) return null;
     const created = await this.stores.create('Demo Store', 'pro');
+    const { staff, password } = await this.staff.add(created.store.id, { ...DEMO_OWNER, role: 'owner' });
     const seeded = await this.seed(created.store.id, { orders: DEFAULT_DEMO_ORDERS });
     this.logger.log(`demo store ${created.store.id} seeded with ${seeded.products} products and ${seeded.orders} orders`);
-    return { ...created, seeded };
+    return { ...created, seeded, owner: { id: staff.id, email: staff.email, password } };
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DashboardModule } from '../auth/dashboard/dashboard.module.js';
 import { CatalogueWriterModule } from '../storefront/catalogue/catalogue-writer.module.js';
 import { RollupsModule } from '../insights/rollups/rollups.module.js';
 import { StoresModule } from '../stores/stores.module.js';
@@ -9,7 +10,7 @@ import { DemoStoreService } from './demo-store.service.js';
  * writers. It sits above the domains it fills; none of them imports it.
  */
 @Module({
-  imports: [StoresModule, CatalogueWriterModule, RollupsModule],
+  imports: [StoresModule, CatalogueWriterModule, RollupsModule, DashboardModule],
   providers: [DemoStoreService],
   exports: [DemoStoreService],
 })

@@ -1,6 +1,8 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { BoundedMap } from '../common/cache/bounded-map.js';
+import { ChangeFeed } from '../infra/database/change-feed.js';
 import { ApiKeyService, type IssuedApiKey } from './api-key.service.js';
 import type { StorePlan } from '../common/permissions.js';
 import { Store } from './entities/store.entity.js';
@@ -9,6 +11,12 @@ export interface CreatedStore {
   store: { id: string; name: string; plan: StorePlan };
   apiKey: IssuedApiKey;
 }
+
+/**
+ * A store whose plan (or anything else cached elsewhere) changed: the payload is the store id. Whoever
+ * caches what a store is entitled to (the dashboard's principals) listens, on every instance.
+ */
+export const STORE_CHANNEL = 'store_changed';
 
 /** A store's currency is set when it is created; the lookup is kept a few minutes per instance. */
 const CURRENCY_CACHE_MS = 5 * 60_000;
@@ -20,6 +28,7 @@ export class StoreService {
   constructor(
     private readonly em: EntityManager,
     private readonly apiKeys: ApiKeyService,
+    private readonly changes: ChangeFeed,
   ) {}
 
   /** A store always starts with one key: without it nobody could mint a session for it. */
@@ -30,6 +39,15 @@ export class StoreService {
       const apiKey = await this.apiKeys.issue(store.id, {}, em);
       return { store: { id: store.id, name: store.name, plan: store.plan }, apiKey };
     });
+  }
+
+  /** Moves the store to another plan; what the plan entitles changes on the next request, on every instance. Null for an unknown store. */
+  async setPlan(storeId: string, plan: StorePlan): Promise<{ id: string; name: string; plan: StorePlan } | null> {
+    const { rows } = await sql<{ id: string; name: string; plan: StorePlan }>`
+      update stores set plan = ${plan} where id = ${storeId} returning id, name, plan`.execute(this.em.getKysely());
+    if (rows.length === 0) return null;
+    await this.changes.publish(STORE_CHANNEL, storeId);
+    return rows[0];
   }
 
   async exists(storeId: string): Promise<boolean> {

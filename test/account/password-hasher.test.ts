@@ -1,6 +1,6 @@
 import { argon2Sync, randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PasswordHasher } from '../../src/account/password-hasher.js';
+import { PasswordHasher } from '../../src/infra/crypto/password-hasher.js';
 import { ConfigError, loadConfig } from '../../src/infra/config/app-config.js';
 import { type TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';

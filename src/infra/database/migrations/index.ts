@@ -2,6 +2,7 @@ import { Migration0001Foundation } from './0001-foundation.js';
 import { Migration0002ShoppersAndOrders } from './0002-shoppers-and-orders.js';
 import { Migration0003Search } from './0003-search.js';
 import { Migration0004IdempotencyClaims } from './0004-idempotency-claims.js';
+import { Migration0005StaffAndSupport } from './0005-staff-and-support.js';
 import { Migration0006StorefrontEvents } from './0006-storefront-events.js';
 import { Migration0007InsightsRollups } from './0007-insights-rollups.js';
 
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   { name: '0002-shoppers-and-orders', class: Migration0002ShoppersAndOrders },
   { name: '0003-search', class: Migration0003Search },
   { name: '0004-idempotency-claims', class: Migration0004IdempotencyClaims },
+  { name: '0005-staff-and-support', class: Migration0005StaffAndSupport },
   { name: '0006-storefront-events', class: Migration0006StorefrontEvents },
   { name: '0007-insights-rollups', class: Migration0007InsightsRollups },
 ];
