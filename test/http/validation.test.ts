@@ -3,6 +3,8 @@ import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate } from 'class-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RegisterDto } from '../../src/account/dto/sign-in.dto.js';
+import { StoreService } from '../../src/stores/store.service.js';
+import { addStaff, staffToken } from '../support/dashboard.js';
 import { accessToken, get, type TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';
@@ -21,11 +23,14 @@ describe('validation answers (issue 8 items 8 and 9)', () => {
   const t = useTestApp();
   let store: TestStore;
   let token: string;
+  let staff: string;
   let document: OpenApi;
 
   beforeAll(async () => {
     store = await t.store();
     token = await accessToken(t.app, store.key);
+    await t.app.get(StoreService).setPlan(store.storeId, 'pro');
+    staff = await staffToken(t.app, await addStaff(t.app, store.storeId, 'owner'));
     document = (await t.app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
   });
 
@@ -35,7 +40,7 @@ describe('validation answers (issue 8 items 8 and 9)', () => {
       url,
       headers: {
         'x-api-key': store.key,
-        authorization: `Bearer ${token}`,
+        authorization: `Bearer ${url.startsWith('/admin/') ? staff : token}`,
         'idempotency-key': randomUUID(),
         'content-type': 'application/json',
       },
@@ -133,13 +138,14 @@ describe('validation answers (issue 8 items 8 and 9)', () => {
   });
 
   describe('OpenAPI types whole numbers as integer', () => {
-    it('no schema or parameter anywhere in the document is typed number (money, counts and limits are integers)', () => {
+    it('no schema or parameter anywhere in the document is typed number (money, counts and limits are integers) but ratios in 0..1', () => {
       const numbers: string[] = [];
       const walk = (value: unknown, at: string) => {
         if (Array.isArray(value)) return value.forEach((item, index) => walk(item, `${at}[${index}]`));
         if (value === null || typeof value !== 'object') return;
         const record = value as Record<string, unknown>;
-        if (record.type === 'number' || (Array.isArray(record.type) && record.type.includes('number'))) numbers.push(at);
+        const ratio = record.minimum === 0 && record.maximum === 1;
+        if (!ratio && (record.type === 'number' || (Array.isArray(record.type) && record.type.includes('number')))) numbers.push(at);
         for (const [key, child] of Object.entries(record)) walk(child, `${at}.${key}`);
       };
       walk(document, '$');

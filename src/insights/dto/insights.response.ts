@@ -1,6 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-const FIGURES = { type: 'object' as const, additionalProperties: { type: ['number', 'string', 'null'] } };
+/** Figures by name: money in minor units, counts and durations (seconds) are integers; ratios are 0..1; periods are text. */
+const FIGURES = {
+  type: 'object' as const,
+  additionalProperties: {
+    oneOf: [
+      { type: 'integer', description: 'Money (minor units, without tax), a count or a duration (seconds).' },
+      { type: 'number', minimum: 0, maximum: 1, description: 'A ratio.' },
+      { type: 'string', description: 'The period, or a date.' },
+      { type: 'null', description: 'An average or ratio over nothing.' },
+    ],
+  },
+};
 
 export class ReportRangeDoc {
   @ApiProperty({ example: '2026-10-25' }) from: string;
