@@ -14,6 +14,8 @@ export interface HarnessOptions {
   ownDatabase?: boolean;
   /** Test-only controllers mounted in the real application, behind its real guards, pipes and filter. */
   controllers?: Type[];
+  /** Run the periodic jobs (folding Insights changes in, key rotation…) as a deployed instance does; off by default. */
+  schedulers?: boolean;
 }
 
 /** One running app of a suite, with the suite's database connections; usable inside hooks and tests. */
@@ -93,7 +95,7 @@ async function startAll(count: number, env: Record<string, string>, options: Har
       })
     : undefined;
   try {
-    const starts = await Promise.allSettled(Array.from({ length: count }, () => startTestApp(env, options.logTo)));
+    const starts = await Promise.allSettled(Array.from({ length: count }, () => startTestApp(env, options.logTo, options.schedulers)));
     const started = starts.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     const failed = starts.find((result) => result.status === 'rejected');
     if (failed) {

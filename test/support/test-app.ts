@@ -17,7 +17,11 @@ export interface TestApp {
 }
 
 /** The real application on the run's test database; `env` overrides configuration like the environment would. */
-export async function startTestApp(env: Record<string, string> = {}, logDestination?: { write(line: string): void }): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  logDestination?: { write(line: string): void },
+  schedulers = false,
+): Promise<TestApp> {
   const databaseUrl = env.DATABASE_URL ?? inject('databaseUrl');
   const config = loadConfig({
     SECRET_KEY: TEST_SECRET_KEY,
@@ -27,7 +31,7 @@ export async function startTestApp(env: Record<string, string> = {}, logDestinat
     DATABASE_URL: databaseUrl,
   });
   const logger = createLogger(config.LOG_LEVEL, logDestination);
-  const app = await createApp({ config, database: new DatabaseConnection(databaseUrl, false), logger, schedulers: false });
+  const app = await createApp({ config, database: new DatabaseConnection(databaseUrl, false), logger, schedulers });
   let listening: Promise<string> | undefined;
   return {
     app,
