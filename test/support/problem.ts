@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { ERRORS, type ErrorCode } from '../../src/common/errors/error-catalogue.js';
@@ -31,7 +32,7 @@ export function expectProblem(response: ResponseLike, status: number, code: Erro
   const declared = (code in ERRORS ? code : code.toUpperCase()) as ErrorCode;
   expect(body).toMatchObject({
     type: 'about:blank',
-    title: ERRORS[declared].title,
+    title: status === ERRORS[declared].status ? ERRORS[declared].title : STATUS_CODES[status],
     status,
     code,
   });

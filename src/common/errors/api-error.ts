@@ -23,6 +23,8 @@ export interface ApiErrorOptions {
   headers?: Record<string, string | number>;
   /** Overrides the catalogue message when the generic one would hide what to do. */
   message?: Bilingual;
+  /** Overrides the catalogue status where the contract gives one code two meanings (a path's unknown name is 404, a query's 400). */
+  status?: number;
 }
 
 /** The one way the service refuses a request: a catalogued code, answered as RFC 9457 problem JSON. */
@@ -34,7 +36,7 @@ export class ApiError extends Error {
     readonly options: ApiErrorOptions = {},
   ) {
     super(options.message?.en ?? ERRORS[code].message_en);
-    this.status = ERRORS[code].status;
+    this.status = options.status ?? ERRORS[code].status;
   }
 }
 

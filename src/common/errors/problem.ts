@@ -1,3 +1,4 @@
+import { STATUS_CODES as REASON_PHRASES } from 'node:http';
 import { HttpException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -68,7 +69,8 @@ export function problemDocument(apiError: ApiError, requestId: string, dialect: 
   const { details, errors, suggestion, message } = apiError.options;
   return {
     type: 'about:blank',
-    title: definition.title,
+    // RFC 9457: with `about:blank` the title is the status's reason phrase.
+    title: apiError.status === definition.status ? definition.title : (REASON_PHRASES[apiError.status] ?? definition.title),
     status: apiError.status,
     code: codeIn(dialect, apiError.code),
     message_en: message?.en ?? definition.message_en,

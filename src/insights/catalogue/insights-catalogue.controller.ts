@@ -1,10 +1,10 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ANY_INSIGHTS_VIEW } from '../../auth/access/access-rule.js';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { ApiProblemResponses } from '../../common/errors/openapi.js';
+import { ApiProblemResponses, ProblemDocument } from '../../common/errors/openapi.js';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
 import { dimensionNamed } from '../definitions/dimensions.js';
@@ -46,10 +46,16 @@ export class InsightsCatalogueController {
   @RequirePermission(ANY_INSIGHTS_VIEW)
   @ApiOperation({ summary: 'Values of a filterable dimension, searched in English or Arabic; needs the view permission of its area' })
   @ApiOkResponse({ type: DimensionValuesDoc })
-  @ApiProblemResponses(['unknown_dimension', 'VALIDATION_FAILED'], 'admin')
+  @ApiProblemResponses(['VALIDATION_FAILED'], 'admin')
+  @ApiResponse({
+    status: 404,
+    description: 'unknown_dimension: no filterable dimension has this name.',
+    content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDocument) } } },
+  })
   async dimensionValues(@Param('dimension') name: string, @Query() query: DimensionValuesQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
     const dimension = dimensionNamed(name);
-    if (!dimension || !dimension.filterable) throw new ApiError('unknown_dimension', { details: { dimension: name } });
+    // A name in the path that names no filterable dimension is a resource that does not exist: 404 (contract section 8).
+    if (!dimension || !dimension.filterable) throw new ApiError('unknown_dimension', { status: 404, details: { dimension: name } });
     requireAreas(admin, [dimension.area]);
     const offset = query.cursor === undefined ? 0 : decodeCursor<[number]>(query.cursor, ['number'])[0];
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
