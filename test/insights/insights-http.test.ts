@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { StaffMembers } from '../../src/auth/staff/staff-members.service.js';
 import { entitlementFor, PERMISSIONS, requiredPlan, STORE_PLANS } from '../../src/common/permissions.js';
@@ -186,6 +187,9 @@ describe('Insights over HTTP', () => {
       dimensions: expect.arrayContaining(['day', 'hour', 'product', 'category', 'payment_method', 'customer']),
     });
     expect(names).toEqual(expect.arrayContaining(MEASURES.map((measure) => measure.name)));
+    // The README's table of measure definitions keeps up with the declarations.
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const measure of MEASURES) expect(readme, measure.name).toContain(`| \`${measure.name}\` | ${measure.area} | ${measure.description.en} |`);
     const dimensions = ok(await get(owner, '/admin/insights/dimensions')).items;
     expect(dimensions.map((item: { name: string }) => item.name)).toEqual(DIMENSIONS.map((dimension) => dimension.name));
     expect(dimensions.find((item: { name: string }) => item.name === 'tax_rate')).toMatchObject({
