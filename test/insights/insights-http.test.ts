@@ -189,7 +189,8 @@ describe('Insights over HTTP', () => {
     expect(names).toEqual(expect.arrayContaining(MEASURES.map((measure) => measure.name)));
     // The README's table of measure definitions keeps up with the declarations.
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const measure of MEASURES) expect(readme, measure.name).toContain(`| \`${measure.name}\` | ${measure.area} | ${measure.description.en} |`);
+    for (const measure of MEASURES)
+      expect(readme, measure.name).toContain(`| \`${measure.name}\` | ${measure.area} | ${measure.description.en} |`);
     const dimensions = ok(await get(owner, '/admin/insights/dimensions')).items;
     expect(dimensions.map((item: { name: string }) => item.name)).toEqual(DIMENSIONS.map((dimension) => dimension.name));
     expect(dimensions.find((item: { name: string }) => item.name === 'tax_rate')).toMatchObject({
@@ -285,6 +286,29 @@ describe('Insights over HTTP', () => {
     const top = ok(await build(token, { ...query, sort: '-units_sold', limit: 25 }));
     expect(top.rows).toHaveLength(25);
     expect(top.rowCount).toBe(25);
+  });
+
+  it('top customers, found through what each has bought of all time, are those of adding every customer up', async () => {
+    const big = await t.store();
+    await t.app.get(DemoStoreService).seed(big.storeId, { orders: 1500, productCount: 20, seed: 11 });
+    await t.app.get(StoreService).setPlan(big.storeId, 'pro');
+    const token = await staffToken(t.app, await addStaff(t.app, big.storeId, 'owner'));
+    const customers = (await t.db.rows(`select count(distinct lower(email))::int as n from orders where store_id = $1`, [big.storeId]))[0]
+      .n;
+    expect(customers).toBeGreaterThan(600); // more than one batch of candidates
+    for (const sort of ['net_sales', 'orders']) {
+      // the builder adds every customer up; the report stops as soon as no customer left can make its page
+      const everyone = ok(await build(token, { measures: ['net_sales', 'orders'], dimensions: ['customer'], last: 366, sort: `-${sort}` }));
+      const pages: Record<string, unknown>[] = [];
+      let cursor = '';
+      for (let page = 0; page < 3; page++) {
+        const body = ok(await get(token, `/admin/insights/reports/top_customers?last=366&sort=-${sort}&limit=100${cursor}`));
+        pages.push(...body.rows);
+        cursor = `&cursor=${body.nextCursor}`;
+      }
+      const pick = (row: Record<string, any>) => [row.customer, row.net_sales, row.orders];
+      expect(pages.map(pick), sort).toEqual(everyone.rows.slice(0, 300).map(pick));
+    }
   });
 
   it('status reports how far behind the records the figures are, and the sources they hold', async () => {

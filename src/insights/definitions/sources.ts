@@ -21,15 +21,17 @@ export const SOURCE_NAMES = [
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
 export interface SourceDimension {
-  /** The value, over the rollup row `t`, as text. */
+  /** The value, over the rollup row `t` (grouped as it is, answered as text). */
   sql: RawBuilder<unknown>;
   /** The key column it reads: a table without it cannot serve the dimension. */
   column: string;
+  /** The column's type when it is not text: values compared as such can use its indexes. */
+  type?: 'uuid' | 'bigint' | 'int';
 }
 
 export interface SourceDef {
   name: SourceName;
-  /** Finest first; a query takes the coarsest table that serves its grain and dimensions. */
+  /** A query takes the table with the fewest keys, then the coarsest buckets, that serves its grain and dimensions. */
   tables: readonly RollupTable[];
   /** Whether rows have a time bucket the range and the time grains apply to. */
   timed: boolean;
@@ -41,7 +43,7 @@ export interface SourceDef {
   conditions?(used: ReadonlySet<string>): RawBuilder<unknown>[] | { refused: string };
 }
 
-const column = (name: string, cast = ''): SourceDimension => ({ sql: sql.raw(`t.${name}${cast}`), column: name });
+const column = (name: string, type?: SourceDimension['type']): SourceDimension => ({ sql: sql.ref(`t.${name}`), column: name, type });
 
 /** Which rows of the customers rollup answer a query: the grouping its customer dimension needs. */
 function customerGrouping(used: ReadonlySet<string>): RawBuilder<unknown>[] | { refused: string } {
@@ -55,7 +57,7 @@ function customerGrouping(used: ReadonlySet<string>): RawBuilder<unknown>[] | { 
 export const SOURCES: readonly SourceDef[] = [
   {
     name: 'sales',
-    tables: [ROLLUPS.salesHourly, ROLLUPS.salesDaily],
+    tables: [ROLLUPS.salesHourly, ROLLUPS.salesDaily, ROLLUPS.salesMonthly, ROLLUPS.salesTotalsDaily],
     timed: true,
     dimensions: {
       payment_method: column('payment_method'),
@@ -64,18 +66,18 @@ export const SOURCES: readonly SourceDef[] = [
       customer_type: column('customer_type'),
       customer_kind: column('customer_kind'),
       locale: column('locale'),
-      tax_rate: column('tax_rate_bps', '::text'),
+      tax_rate: column('tax_rate_bps', 'int'),
     },
   },
   {
     name: 'products',
-    tables: [ROLLUPS.productsDaily],
+    tables: [ROLLUPS.productsDaily, ROLLUPS.productsMonthly],
     timed: true,
     dimensions: {
-      product: column('product_id', '::text'),
-      variant: column('variant_id', '::text'),
-      category: column('category_id', '::text'),
-      brand: column('brand_id', '::text'),
+      product: column('product_id', 'uuid'),
+      variant: column('variant_id', 'uuid'),
+      category: column('category_id', 'uuid'),
+      brand: column('brand_id', 'uuid'),
     },
   },
   {
@@ -93,7 +95,7 @@ export const SOURCES: readonly SourceDef[] = [
     name: 'customer_sales',
     tables: [ROLLUPS.customerSalesDaily],
     timed: true,
-    dimensions: { customer: column('customer_id', '::text') },
+    dimensions: { customer: column('customer_id', 'bigint') },
   },
   {
     name: 'cohorts',
@@ -103,7 +105,7 @@ export const SOURCES: readonly SourceDef[] = [
       cohort: { sql: sql`to_char(t.cohort_month, 'YYYY-MM-DD')`, column: 'cohort_month' },
       months_since: {
         sql: sql`((extract(year from t.month) - extract(year from t.cohort_month)) * 12
-                  + extract(month from t.month) - extract(month from t.cohort_month))::int::text`,
+                  + extract(month from t.month) - extract(month from t.cohort_month))::int`,
         column: 'cohort_month',
       },
     },
@@ -122,7 +124,7 @@ export const SOURCES: readonly SourceDef[] = [
   },
   {
     name: 'searches',
-    tables: [ROLLUPS.searchesHourly, ROLLUPS.searchesDaily],
+    tables: [ROLLUPS.searchesHourly, ROLLUPS.searchesDaily, ROLLUPS.searchesMonthly],
     timed: true,
     dimensions: { query: column('query') },
   },

@@ -13,7 +13,7 @@ const store = () => p.uuid().primary();
 const hour = () => p.datetime().columnType('timestamp').primary();
 const day = () => p.date().primary();
 
-const salesColumns = () => ({
+const salesKeys = () => ({
   paymentMethod: key(),
   fulfilmentType: key(),
   shippingMethod: key(),
@@ -21,6 +21,9 @@ const salesColumns = () => ({
   customerKind: key(),
   locale: key(),
   taxRateBps: p.integer().primary(),
+});
+
+const salesMeasures = () => ({
   orders: count(),
   grossSales: money(),
   discounts: money(),
@@ -32,6 +35,8 @@ const salesColumns = () => ({
   unitsReturned: count(),
   cancelledOrders: count(),
 });
+
+const salesColumns = () => ({ ...salesKeys(), ...salesMeasures() });
 
 const SalesDailySchema = defineEntity({
   name: 'SalesDaily',
@@ -49,30 +54,56 @@ const SalesHourlySchema = defineEntity({
 export class SalesHourly extends SalesHourlySchema.class {}
 SalesHourlySchema.setClass(SalesHourly);
 
+const month = () => p.date().primary();
+
+const SalesMonthlySchema = defineEntity({
+  name: 'SalesMonthly',
+  tableName: 'insights_sales_monthly',
+  properties: { storeId: store(), month: month(), ...salesColumns() },
+});
+export class SalesMonthly extends SalesMonthlySchema.class {}
+SalesMonthlySchema.setClass(SalesMonthly);
+
+const SalesTotalsDailySchema = defineEntity({
+  name: 'SalesTotalsDaily',
+  tableName: 'insights_sales_totals_daily',
+  properties: { storeId: store(), day: day(), ...salesMeasures() },
+});
+export class SalesTotalsDaily extends SalesTotalsDailySchema.class {}
+SalesTotalsDailySchema.setClass(SalesTotalsDaily);
+
+const productColumns = () => ({
+  variantId: p.uuid().primary(),
+  productId: p.uuid().primary(),
+  categoryId: p.uuid().primary(),
+  brandId: p.uuid().primary(),
+  unitsSold: count(),
+  unitsReturned: count(),
+  grossSales: money(),
+  returns: money(),
+  variantOrders: count(),
+  productOrders: count(),
+  categoryOrders: count(),
+  brandOrders: count(),
+  categoryBrandOrders: count(),
+});
+
 const ProductsDailySchema = defineEntity({
   name: 'ProductsDaily',
   tableName: 'insights_products_daily',
   indexes: [{ name: 'insights_products_daily_last_sale_index', properties: ['storeId', 'productId', 'day'] }],
-  properties: {
-    storeId: store(),
-    day: day(),
-    variantId: p.uuid().primary(),
-    productId: p.uuid().primary(),
-    categoryId: p.uuid().primary(),
-    brandId: p.uuid().primary(),
-    unitsSold: count(),
-    unitsReturned: count(),
-    grossSales: money(),
-    returns: money(),
-    variantOrders: count(),
-    productOrders: count(),
-    categoryOrders: count(),
-    brandOrders: count(),
-    categoryBrandOrders: count(),
-  },
+  properties: { storeId: store(), day: day(), ...productColumns() },
 });
 export class ProductsDaily extends ProductsDailySchema.class {}
 ProductsDailySchema.setClass(ProductsDaily);
+
+const ProductsMonthlySchema = defineEntity({
+  name: 'ProductsMonthly',
+  tableName: 'insights_products_monthly',
+  properties: { storeId: store(), month: month(), ...productColumns() },
+});
+export class ProductsMonthly extends ProductsMonthlySchema.class {}
+ProductsMonthlySchema.setClass(ProductsMonthly);
 
 const CustomersDailySchema = defineEntity({
   name: 'CustomersDaily',
@@ -120,9 +151,34 @@ const InsightsCustomerSchema = defineEntity({
 export class InsightsCustomer extends InsightsCustomerSchema.class {}
 InsightsCustomerSchema.setClass(InsightsCustomer);
 
+const CustomerTotalsSchema = defineEntity({
+  name: 'CustomerTotals',
+  tableName: 'insights_customer_totals',
+  indexes: [
+    {
+      name: 'insights_customer_totals_gross_sales_index',
+      expression:
+        'create index insights_customer_totals_gross_sales_index on insights_customer_totals (store_id, gross_sales desc, customer_id)',
+    },
+    {
+      name: 'insights_customer_totals_orders_index',
+      expression: 'create index insights_customer_totals_orders_index on insights_customer_totals (store_id, orders desc, customer_id)',
+    },
+  ],
+  properties: {
+    storeId: store(),
+    customerId: p.bigint().primary(),
+    orders: count(),
+    grossSales: money(),
+  },
+});
+export class CustomerTotals extends CustomerTotalsSchema.class {}
+CustomerTotalsSchema.setClass(CustomerTotals);
+
 const CustomerSalesDailySchema = defineEntity({
   name: 'CustomerSalesDaily',
   tableName: 'insights_customer_sales_daily',
+  indexes: [{ name: 'insights_customer_sales_daily_customer_index', properties: ['storeId', 'customerId', 'day'] }],
   properties: {
     storeId: store(),
     day: day(),
@@ -195,6 +251,14 @@ const SearchesDailySchema = defineEntity({
 export class SearchesDaily extends SearchesDailySchema.class {}
 SearchesDailySchema.setClass(SearchesDaily);
 
+const SearchesMonthlySchema = defineEntity({
+  name: 'SearchesMonthly',
+  tableName: 'insights_searches_monthly',
+  properties: { storeId: store(), month: month(), query: key(), ...searchColumns() },
+});
+export class SearchesMonthly extends SearchesMonthlySchema.class {}
+SearchesMonthlySchema.setClass(SearchesMonthly);
+
 const SearchesHourlySchema = defineEntity({
   name: 'SearchesHourly',
   tableName: 'insights_searches_hourly',
@@ -249,14 +313,19 @@ FunnelSessionSchema.setClass(FunnelSession);
 export const ROLLUP_ENTITIES = [
   SalesDaily,
   SalesHourly,
+  SalesMonthly,
+  SalesTotalsDaily,
   ProductsDaily,
+  ProductsMonthly,
   CustomersDaily,
   CohortsMonthly,
   InsightsCustomer,
+  CustomerTotals,
   CustomerSalesDaily,
   FulfilmentHourly,
   PaymentsHourly,
   SearchesDaily,
+  SearchesMonthly,
   SearchesHourly,
   SearchCredit,
   FunnelHourly,

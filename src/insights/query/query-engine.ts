@@ -2,11 +2,12 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { invalidField } from '../../common/errors/api-error.js';
+import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
 import { emptyValueOf, type MeasureContext, type MeasureDef } from '../definitions/measures.js';
-import { SOURCES, type SourceDef } from '../definitions/sources.js';
+import { SOURCES, type SourceDef, type SourceDimension } from '../definitions/sources.js';
 import { NONE_ID, type RollupTable } from '../rollups/rollup-tables.js';
-import { isoWeekday, type DateRange, type WeekStart } from './ranges.js';
+import { isoWeekday, monthsWithin, type DateRange, type WeekStart } from './ranges.js';
 
 /**
  * The one way Insights reads figures: measures split by dimensions over a date range, from the
@@ -44,6 +45,13 @@ interface Part {
 }
 
 const NONE_VALUE: Record<string, string> = { product: NONE_ID, variant: NONE_ID, category: NONE_ID, brand: NONE_ID, shipping_method: '' };
+
+const GRANULARITY_RANK: Record<RollupTable['granularity'], number> = { hour: 0, day: 1, month: 2, all: 3 };
+const TYPED_VALUE: Record<NonNullable<SourceDimension['type']>, RegExp> = {
+  uuid: UUID_PATTERN,
+  bigint: /^-?\d{1,18}$/,
+  int: /^-?\d{1,9}$/,
+};
 
 /**
  * The query without filters that keep every value of a dimension (`customer_kind in (registered,
@@ -127,7 +135,7 @@ export class QueryEngine {
         if ([...used].some((dimension) => !source.dimensions[dimension])) return [];
         const conditions = source.conditions?.(used);
         if (conditions && 'refused' in conditions) return [];
-        const table = this.tableFor(source, grain, used);
+        const table = this.tableFor(source, grain, used, spec.range);
         return table ? [{ source, table }] : [];
       })[0];
       if (!served) {
@@ -150,21 +158,47 @@ export class QueryEngine {
     return new Set([...spec.dimensions.filter((dimension) => !isTimeGrain(dimension)), ...spec.filters.map((filter) => filter.dimension)]);
   }
 
-  /** The coarsest table of the source that holds the grain's periods and the dimensions' columns. */
-  private tableFor(source: SourceDef, grain: TimeGrain | undefined, used: ReadonlySet<string>): RollupTable | undefined {
-    const candidates = source.tables.filter((table) =>
-      [...used].every((dimension) => (table.keys as readonly string[]).includes(source.dimensions[dimension].column) || !source.timed),
-    );
-    if (grain === 'hour') return candidates.find((table) => table.granularity === 'hour');
-    return candidates.find((table) => table.granularity !== 'hour') ?? candidates[0];
+  /**
+   * The table that serves the query with the fewest rows: of those whose keys hold the dimensions'
+   * columns and whose buckets hold the grain's periods, the one with the fewest keys, then the coarsest
+   * buckets. A monthly table serves whole months only, its daily sibling the days around them.
+   */
+  private tableFor(source: SourceDef, grain: TimeGrain | undefined, used: ReadonlySet<string>, range: DateRange): RollupTable | undefined {
+    if (!source.timed) return source.tables[0];
+    const covers = (table: RollupTable) =>
+      [...used].every((name) => (table.keys as readonly string[]).includes(source.dimensions[name].column));
+    const serves = (table: RollupTable): boolean => {
+      switch (table.granularity) {
+        case 'hour':
+          return true;
+        case 'day':
+          return grain !== 'hour';
+        case 'month':
+          return (
+            (grain === undefined || ['month', 'quarter', 'year'].includes(grain)) &&
+            !!monthsWithin(range) &&
+            !!this.dailySibling(source, table)
+          );
+        case 'all':
+          return false;
+      }
+    };
+    return source.tables
+      .filter((table) => covers(table) && serves(table))
+      .sort((a, b) => a.keys.length - b.keys.length || GRANULARITY_RANK[b.granularity] - GRANULARITY_RANK[a.granularity])[0];
+  }
+
+  private dailySibling(source: SourceDef, monthly: RollupTable): RollupTable | undefined {
+    return source.tables.find((table) => table.granularity === 'day' && table.keys.join() === monthly.keys.join());
   }
 
   private select(spec: QuerySpec, part: Part, page?: { limit: number; offset: number }, keysOnly = false): RawBuilder<unknown> {
     const { source, table } = part;
     const grain = spec.dimensions.find(isTimeGrain);
     const used = this.used(spec);
-    const dimensionSql = spec.dimensions.map((dimension) =>
-      isTimeGrain(dimension) ? this.period(table, dimension, spec.weekStartsOn) : source.dimensions[dimension].sql,
+    // Grouped by the values as they are (a uuid, a date), answered as text.
+    const values = spec.dimensions.map((dimension) =>
+      isTimeGrain(dimension) ? this.periodValue(table, dimension, spec.weekStartsOn) : source.dimensions[dimension].sql,
     );
     const periodStart = grain
       ? sql`greatest(${this.periodDate(table, grain, spec.weekStartsOn)}, ${spec.range.from}::date)`
@@ -173,42 +207,61 @@ export class QueryEngine {
     const conditions = source.conditions?.(used) ?? [];
     const where = [
       sql`t.store_id = ${spec.storeId}::uuid`,
-      ...this.rangeCondition(source, table, spec.range),
       ...(Array.isArray(conditions) ? conditions : []),
       ...spec.filters.map((filter) => this.filterCondition(source, filter)),
     ];
-    const selected = [
-      ...dimensionSql.map((expression, i) => sql`${expression} as ${sql.ref(spec.dimensions[i])}`),
-      ...(keysOnly
-        ? [sql`1 as one`]
-        : part.measures.map((measure) => sql`${measure.in[source.name]!(context)} as ${sql.ref(measure.name)}`)),
-    ];
-    const groupBy = dimensionSql.length > 0 ? sql`group by ${sql.join(dimensionSql.map((_, i) => sql.lit(i + 1)))}` : sql``;
-    const query = sql`select ${sql.join(selected)} from ${sql.table(table.name)} t where ${sql.join(where, sql` and `)} ${groupBy}`;
-    const dimensionRefs = spec.dimensions.map((dimension) => sql.ref(dimension));
-    if (keysOnly)
-      return dimensionRefs.length > 0 ? sql`select ${sql.join(dimensionRefs)} from (${query}) k` : sql`select 1 from (${query}) k`;
+    const measures = keysOnly ? [] : part.measures;
+    const grouped = sql`
+      select ${sql.join([
+        ...values.map((value, i) => sql`${value} as ${sql.ref(`d${i}`)}`),
+        ...measures.map((measure) => sql`${measure.in[source.name]!(context)} as ${sql.ref(measure.name)}`),
+        sql`1 as one`,
+      ])}
+      from ${this.rangeRows(spec, source, table)} t
+      where ${sql.join(where, sql` and `)}
+      ${values.length > 0 ? sql`group by ${sql.join(values.map((_, i) => sql.lit(i + 1)))}` : sql``}`;
+    const answered = spec.dimensions.map((dimension, i) => sql`${this.asText(dimension, sql.ref(`g.d${i}`))} as ${sql.ref(dimension)}`);
+    if (keysOnly) return sql`select ${sql.join(answered.length > 0 ? answered : [sql`1 as one`])} from (${grouped}) g`;
+    const query = sql`select ${sql.join([...answered, ...measures.map((measure) => sql.ref(`g.${measure.name}`)), sql`1 as one`])} from (${grouped}) g`;
     const order: RawBuilder<unknown>[] = [];
-    if (spec.sort && part.measures.some((measure) => measure.name === spec.sort!.measure)) {
+    if (spec.sort && measures.some((measure) => measure.name === spec.sort!.measure)) {
       order.push(sql`${sql.ref(spec.sort.measure)} ${sql.raw(spec.sort.descending ? 'desc' : 'asc')} nulls last`);
     }
-    order.push(...dimensionRefs);
+    order.push(...spec.dimensions.map((dimension) => sql.ref(dimension)));
     const ordered = order.length > 0 ? sql`${query} order by ${sql.join(order)}` : query;
     return page ? sql`${ordered} limit ${page.limit} offset ${page.offset}` : ordered;
   }
 
-  private rangeCondition(source: SourceDef, table: RollupTable, range: DateRange): RawBuilder<unknown>[] {
+  /**
+   * The rollup rows of the range: the table's own, or, for a monthly table, its whole months inside
+   * the range and its daily sibling's days before and after them (a month's bucket read as its first day).
+   */
+  private rangeRows(spec: QuerySpec, source: SourceDef, table: RollupTable): RawBuilder<unknown> {
+    const { range, storeId } = spec;
     if (!source.timed) {
       // a cohort is in the range when its first month is; its months are counted up to the range's end
-      return [
-        sql`t.cohort_month between date_trunc('month', ${range.from}::date)::date and ${range.to}::date`,
-        sql`t.month <= ${range.to}::date`,
-      ];
+      return sql`(select * from ${sql.table(table.name)} c where c.store_id = ${storeId}::uuid
+                    and c.cohort_month between date_trunc('month', ${range.from}::date)::date and ${range.to}::date
+                    and c.month <= ${range.to}::date)`;
     }
     if (table.granularity === 'hour') {
-      return [sql`t.hour >= ${range.from}::date::timestamp`, sql`t.hour < (${range.to}::date + 1)::timestamp`];
+      return sql`(select * from ${sql.table(table.name)} h where h.store_id = ${storeId}::uuid
+                    and h.hour >= ${range.from}::date::timestamp and h.hour < (${range.to}::date + 1)::timestamp)`;
     }
-    return [sql`t.day between ${range.from}::date and ${range.to}::date`];
+    if (table.granularity === 'day') {
+      return sql`(select * from ${sql.table(table.name)} d
+                  where d.store_id = ${storeId}::uuid and d.day between ${range.from}::date and ${range.to}::date)`;
+    }
+    const months = monthsWithin(range)!;
+    const daily = this.dailySibling(source, table)!;
+    const columns = sql.join([...table.keys, ...table.measures].map((column) => sql.ref(column)));
+    return sql`(
+      select store_id, month as day, ${columns} from ${sql.table(table.name)}
+      where store_id = ${storeId}::uuid and month between ${months.from}::date and ${months.to}::date
+      union all
+      select store_id, day, ${columns} from ${sql.table(daily.name)}
+      where store_id = ${storeId}::uuid and day between ${range.from}::date and ${range.to}::date
+        and (day < ${months.from}::date or day >= (${months.to}::date + interval '1 month')::date))`;
   }
 
   /** The first day of the row's period, as a date. */
@@ -225,24 +278,30 @@ export class QueryEngine {
     }
   }
 
-  /** The row's period as the series names it. */
-  private period(table: RollupTable, grain: TimeGrain, weekStartsOn: WeekStart): RawBuilder<unknown> {
-    if (grain === 'hour') return sql`to_char(t.hour, 'YYYY-MM-DD"T"HH24:00')`;
-    return sql`to_char(${this.periodDate(table, grain, weekStartsOn)}, 'YYYY-MM-DD')`;
+  /** The row's period: its hour, or the first day of its day, week, month… */
+  private periodValue(table: RollupTable, grain: TimeGrain, weekStartsOn: WeekStart): RawBuilder<unknown> {
+    return grain === 'hour' ? sql`t.hour` : this.periodDate(table, grain, weekStartsOn);
+  }
+
+  /** A grouped value as the answer names it: periods as the series names them, the rest as text. */
+  private asText(dimension: string, value: RawBuilder<unknown>): RawBuilder<unknown> {
+    if (dimension === 'hour') return sql`to_char(${value}, 'YYYY-MM-DD"T"HH24:00')`;
+    return isTimeGrain(dimension) ? sql`to_char(${value}, 'YYYY-MM-DD')` : sql`${value}::text`;
   }
 
   private filterCondition(source: SourceDef, filter: Filter): RawBuilder<unknown> {
     const dimension = dimensionNamed(filter.dimension)!;
-    const value = source.dimensions[filter.dimension].sql;
-    const typed = dimension.type === 'number' ? sql`(${value})::numeric` : dimension.type === 'date' ? sql`(${value})::date` : value;
+    const raw = source.dimensions[filter.dimension].sql;
+    const value = sql`(${raw})::text`;
+    const typed = dimension.type === 'number' ? sql`(${raw})::numeric` : dimension.type === 'date' ? sql`(${raw})::date` : value;
     const cast = (raw: string) =>
       dimension.type === 'number' ? sql`${raw}::numeric` : dimension.type === 'date' ? sql`${raw}::date` : sql`${raw}`;
     const none = NONE_VALUE[filter.dimension];
     switch (filter.op) {
       case 'in':
-        return sql`${value} = any(${filter.values}::text[])`;
+        return this.among(source.dimensions[filter.dimension], filter.values);
       case 'not_in':
-        return sql`not (${value} = any(${filter.values}::text[]))`;
+        return sql`not ${this.among(source.dimensions[filter.dimension], filter.values)}`;
       case 'contains':
         return sql`${value} ilike any(${filter.values.map((text) => `%${text.replace(/[\\%_]/g, '\\$&')}%`)}::text[])`;
       case 'gt':
@@ -260,6 +319,16 @@ export class QueryEngine {
       case 'is_not_set':
         return none === undefined ? sql`false` : sql`${value} = ${none}`;
     }
+  }
+
+  /**
+   * The row's value is one of `values`: compared in the column's own type (so that its indexes serve),
+   * values that cannot be of that type left out, as they match nothing.
+   */
+  private among(dimension: SourceDimension, values: string[]): RawBuilder<unknown> {
+    if (!dimension.type) return sql`(${dimension.sql} = any(${values}::text[]))`;
+    const valid = values.filter((value) => TYPED_VALUE[dimension.type!].test(value));
+    return sql`(${dimension.sql} = any(${valid}::${sql.raw(dimension.type)}[]))`;
   }
 
   private convert(spec: QuerySpec, part: Part, raw: Record<string, unknown>): Row {

@@ -192,6 +192,23 @@ export function periodsOf(range: DateRange, grain: TimeGrain, weekStartsOn: Week
   return periods;
 }
 
+/** The first days of the first and last whole months inside the range, or null when it holds none. */
+export function monthsWithin(range: DateRange): DateRange | null {
+  const first = range.from.endsWith('-01') ? range.from : nextMonth(range.from);
+  const last = addDays(range.to, 1).endsWith('-01') ? `${range.to.slice(0, 7)}-01` : previousMonth(`${range.to.slice(0, 7)}-01`);
+  return first <= last ? { from: first, to: last } : null;
+}
+
+function nextMonth(day: string): string {
+  const [year, month] = day.split('-').map(Number);
+  return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
+}
+
+function previousMonth(firstDay: string): string {
+  const [year, month] = firstDay.split('-').map(Number);
+  return month === 1 ? `${year - 1}-12-01` : `${year}-${String(month - 1).padStart(2, '0')}-01`;
+}
+
 /** The range widened to the whole months it touches (not past `today`): cohorts are months. */
 export function wholeMonths(range: DateRange, today: string): DateRange {
   const [year, month] = range.to.split('-').map(Number);

@@ -245,10 +245,9 @@ export class ReportService {
         return { rows: [], more: false };
       case 'split': {
         const dimensions = [...table.dimensions, ...(table.grain ? [request.resolved.grain] : [])];
-        const { rows, more } = await this.engine.rows(
-          this.spec(request, request.resolved.range, this.measures(table.measures), dimensions, true),
-          request.page,
-        );
+        const spec = this.spec(request, request.resolved.range, this.measures(table.measures), dimensions, true);
+        const bound = dimensions.join() === 'customer' && request.filters.length === 0 ? topCustomerBound(request.sort) : undefined;
+        const { rows, more } = bound ? await this.topCustomers(spec, bound, request.page) : await this.engine.rows(spec, request.page);
         return { rows: await this.values.labelRows(request.calendar.storeId, rows, dimensions), more };
       }
       case 'cohorts':
@@ -262,6 +261,37 @@ export class ReportService {
       case 'late_orders':
         return this.lateOrders(request);
     }
+  }
+
+  /**
+   * The top customers of a range without adding up every customer's range: customers are taken in
+   * the order of what they have bought of all time (a bound of what they bought in any range, kept by
+   * the rollups), a batch at a time, and their ranges added up, until no customer left could make
+   * the page. Answers exactly what the full aggregation would, in its order.
+   */
+  private async topCustomers(
+    spec: QuerySpec,
+    bound: 'orders' | 'gross_sales',
+    page: Request['page'],
+  ): Promise<{ rows: Row[]; more: boolean }> {
+    const needed = page.offset + page.limit + 1;
+    const measure = spec.sort!.measure;
+    const db = this.em.getKysely() as Kysely<unknown>;
+    let best: Row[] = [];
+    for (let scanned = 0; ;) {
+      const { rows: candidates } = await sql<{ customer_id: string; bound: string }>`
+        select customer_id::text, ${sql.ref(bound)} as bound from insights_customer_totals
+        where store_id = ${spec.storeId}::uuid order by ${sql.ref(bound)} desc, customer_id
+        limit ${TOP_CUSTOMER_BATCH} offset ${scanned}`.execute(db);
+      if (candidates.length === 0) break;
+      scanned += candidates.length;
+      const filters: Filter[] = [{ dimension: 'customer', op: 'in', values: candidates.map((candidate) => candidate.customer_id) }];
+      const { rows } = await this.engine.rows({ ...spec, filters });
+      best = [...best, ...rows].sort((a, b) => compareRows(a, b, measure)).slice(0, needed);
+      const unseenAtMost = Number(candidates[candidates.length - 1].bound);
+      if (best.length >= needed && Number(best[needed - 1][measure]) > unseenAtMost) break;
+    }
+    return { rows: best.slice(page.offset, page.offset + page.limit), more: best.length > page.offset + page.limit };
   }
 
   /** Every cohort of the range, each with every month from its first to the range's end, empty months as zeros. */
@@ -404,18 +434,23 @@ export class ReportService {
       and o.promised_by >= (${from}::date)::timestamp at time zone ${timezone}
       and o.promised_by < (${addDays(to, 1)}::date)::timestamp at time zone ${timezone}
       ${conditions.length > 0 ? sql`and ${sql.join(conditions, sql` and `)}` : sql``}`;
-    const late = sql`
-      select o.id, o.number, o.placed_at, o.promised_by,
-             case o.fulfilment_type when 'delivery' then o.delivered_at else o.ready_at end as fulfilled_at, o.fulfilment_status
+    // Each kind read in order of lateness through its index, as far as the page goes, then the two merged.
+    const needed = request.page.offset + request.page.limit + 1;
+    const latestFirst = request.sort?.descending !== false;
+    const fulfilledAt = sql`case o.fulfilment_type when 'delivery' then o.delivered_at else o.ready_at end`;
+    const fulfilledLate = sql`
+      select o.id, o.number, o.placed_at, o.promised_by, ${fulfilledAt} as fulfilled_at, o.fulfilment_status
       from orders o
-      where ${within} and ((o.fulfilment_type = 'delivery' and o.delivered_at > o.promised_by) or (o.fulfilment_type = 'pickup' and o.ready_at > o.promised_by))
-      union all
-      select o.id, o.number, o.placed_at, o.promised_by, null, o.fulfilment_status
+      where ${within} and ${LATE_FULFILMENT}
+      order by ${fulfilledAt} - o.promised_by ${sql.raw(latestFirst ? 'desc' : 'asc')}, o.id
+      limit ${needed}`;
+    const openLate = sql`
+      select o.id, o.number, o.placed_at, o.promised_by, null::timestamptz as fulfilled_at, o.fulfilment_status
       from orders o
-      where ${within} and o.status = 'open' and o.promised_by < now()
-        and case o.fulfilment_type when 'delivery' then o.delivered_at is null else o.ready_at is null end`;
+      where ${within} and ${OPEN_PAST_PROMISE}
+      order by o.promised_by ${sql.raw(latestFirst ? 'asc' : 'desc')}, o.id
+      limit ${needed}`;
     const db = this.em.getKysely() as Kysely<unknown>;
-    const direction = sql.raw(request.sort?.descending === false ? 'asc' : 'desc');
     const [{ rows }, { rows: open }] = await Promise.all([
       sql<{
         id: string;
@@ -429,9 +464,10 @@ export class ReportService {
         select l.id::text, l.number::text, iso_utc(l.placed_at) as placed_at, iso_utc(l.promised_by) as promised_by,
                iso_utc(l.fulfilled_at) as fulfilled_at, l.fulfilment_status as status,
                round(extract(epoch from coalesce(l.fulfilled_at, now()) - l.promised_by))::int as late_by
-        from (${late}) l order by late_by ${direction}, l.id
+        from ((${fulfilledLate}) union all (${openLate})) l
+        order by late_by ${sql.raw(latestFirst ? 'desc' : 'asc')}, l.id
         limit ${request.page.limit + 1} offset ${request.page.offset}`.execute(db),
-      sql<{ count: string }>`select count(*) as count from (${late}) l where l.fulfilled_at is null`.execute(db),
+      sql<{ count: string }>`select count(*) as count from orders o where ${within} and ${OPEN_PAST_PROMISE}`.execute(db),
     ]);
     return {
       rows: rows.slice(0, request.page.limit).map(({ id, number, ...row }) => ({
@@ -479,6 +515,32 @@ export class ReportService {
     const measureNames = [...new Set([...measures, ...def.totals, ...def.series])];
     return [...dimensions.map(dimensionColumn), ...measureNames.map(measureColumn)];
   }
+}
+
+const TOP_CUSTOMER_BATCH = 500;
+
+/** Delivered (a pickup: made ready) after the promise: what the partial index orders_lateness_index holds. */
+const LATE_FULFILMENT = sql`((o.fulfilment_type = 'delivery' and o.delivered_at > o.promised_by) or (o.fulfilment_type = 'pickup' and o.ready_at > o.promised_by))`;
+/** Still open past the promise, not yet delivered (made ready): read through orders_open_promised_by_index. */
+const OPEN_PAST_PROMISE = sql`(o.status = 'open' and o.promised_by < now()
+  and case o.fulfilment_type when 'delivery' then o.delivered_at is null else o.ready_at is null end)`;
+
+/**
+ * The all-time figure that bounds a customer's figure in any range for this sort, largest first: what
+ * they ordered (net sales and gross sales of a range are at most the gross sales of all time), or
+ * how many orders. Other sorts add up every customer.
+ */
+function topCustomerBound(sort: Request['sort']): 'orders' | 'gross_sales' | undefined {
+  if (!sort?.descending) return undefined;
+  if (sort.measure === 'orders') return 'orders';
+  return sort.measure === 'net_sales' || sort.measure === 'gross_sales' ? 'gross_sales' : undefined;
+}
+
+/** Largest first, then by customer as the query engine orders them. */
+function compareRows(a: Row, b: Row, measure: string): number {
+  const difference = Number(b[measure]) - Number(a[measure]);
+  if (difference !== 0) return difference;
+  return String(a.customer) < String(b.customer) ? -1 : String(a.customer) > String(b.customer) ? 1 : 0;
 }
 
 /** `dimension:value` filters, one per dimension with its values OR'd. */

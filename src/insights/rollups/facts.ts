@@ -39,7 +39,7 @@ function scoped(scope: FoldScope, alias: string, idType: 'uuid' | 'bigint' = 'uu
     : sql`${sql.ref(`${alias}.id`)} = any(${scope.ids}::bigint[])`;
 }
 
-const bucketOf: Record<RollupTable['granularity'], RawBuilder<unknown>> = {
+const bucketOf: Record<Exclude<RollupTable['granularity'], 'all'>, RawBuilder<unknown>> = {
   hour: sql`date_trunc('hour', f.at at time zone f.tz)`,
   day: sql`(f.at at time zone f.tz)::date`,
   month: sql`date_trunc('month', f.at at time zone f.tz)::date`,
@@ -52,11 +52,12 @@ const bucketOf: Record<RollupTable['granularity'], RawBuilder<unknown>> = {
  */
 function addInto(tables: RollupTable[], facts: string): RawBuilder<unknown>[] {
   return tables.map((table) => {
-    const keys = [table.granularity, ...table.keys];
+    const bucket = table.granularity === 'all' ? [] : [table.granularity];
+    const keys = [...bucket, ...table.keys];
     const columns = sql.join([sql.ref('store_id'), ...keys.map((column) => sql.ref(column)), ...table.measures.map((m) => sql.ref(m))]);
     const selected = sql.join([
       sql`f.store_id`,
-      bucketOf[table.granularity],
+      ...(table.granularity === 'all' ? [] : [bucketOf[table.granularity]]),
       ...table.keys.map((key) => sql.ref(`f.${key}`)),
       ...table.measures.map((measure) => sql`sum(${sql.ref(`f.${measure}`)})`),
     ]);
@@ -181,7 +182,9 @@ const LINE_KEYS = sql`coalesce(l.variant_id, ${NONE_ID}::uuid) as variant_id, co
                       coalesce(l.category_id, ${NONE_ID}::uuid) as category_id, coalesce(l.brand_id, ${NONE_ID}::uuid) as brand_id`;
 
 const SALES_KEYS = sql`o.payment_method, o.fulfilment_type, o.shipping_method, o.customer_type, o.customer_kind, o.locale, o.tax_rate_bps`;
-const SALES_TABLES = [ROLLUPS.salesDaily, ROLLUPS.salesHourly];
+const SALES_TABLES = [ROLLUPS.salesDaily, ROLLUPS.salesHourly, ROLLUPS.salesMonthly, ROLLUPS.salesTotalsDaily];
+const PRODUCT_TABLES = [ROLLUPS.productsDaily, ROLLUPS.productsMonthly];
+const CUSTOMER_SALES_TABLES = [ROLLUPS.customerSalesDaily, ROLLUPS.customerTotals];
 const sales = ROLLUPS.salesDaily;
 const products = ROLLUPS.productsDaily;
 const customerSales = ROLLUPS.customerSalesDaily;
@@ -277,10 +280,10 @@ function orderPlaced(scope: FoldScope): RawBuilder<unknown>[] {
       ],
       [
         ...addInto(SALES_TABLES, 'sales_facts'),
-        ...addInto([products], 'product_facts'),
+        ...addInto(PRODUCT_TABLES, 'product_facts'),
         ...addInto([ROLLUPS.customersDaily], 'customer_facts'),
         ...addInto([cohorts], 'cohort_facts'),
-        ...addInto([customerSales], 'customer_sales_facts'),
+        ...addInto(CUSTOMER_SALES_TABLES, 'customer_sales_facts'),
         ...addInto([fulfilment], 'promise_facts'),
         ...addInto([payments], 'authorisation_facts'),
       ],
@@ -341,9 +344,9 @@ function orderCancelled(scope: FoldScope): RawBuilder<unknown>[] {
       ],
       [
         ...addInto(SALES_TABLES, 'sales_facts'),
-        ...addInto([products], 'product_facts'),
+        ...addInto(PRODUCT_TABLES, 'product_facts'),
         ...addInto([cohorts], 'cohort_facts'),
-        ...addInto([customerSales], 'customer_sales_facts'),
+        ...addInto(CUSTOMER_SALES_TABLES, 'customer_sales_facts'),
         ...addInto([fulfilment], 'promise_facts'),
         ...addInto([payments], 'void_facts'),
       ],
@@ -402,9 +405,9 @@ function refunded(scope: FoldScope): RawBuilder<unknown>[] {
       ],
       [
         ...addInto(SALES_TABLES, 'sales_facts'),
-        ...addInto([products], 'product_facts'),
+        ...addInto(PRODUCT_TABLES, 'product_facts'),
         ...addInto([cohorts], 'cohort_facts'),
-        ...addInto([customerSales], 'customer_sales_facts'),
+        ...addInto(CUSTOMER_SALES_TABLES, 'customer_sales_facts'),
         ...addInto([payments], 'refund_facts'),
       ],
     ),
@@ -486,7 +489,7 @@ function paymentDeclined(scope: FoldScope): RawBuilder<unknown>[] {
   ];
 }
 
-const SEARCH_TABLES = [ROLLUPS.searchesDaily, ROLLUPS.searchesHourly];
+const SEARCH_TABLES = [ROLLUPS.searchesDaily, ROLLUPS.searchesHourly, ROLLUPS.searchesMonthly];
 
 function searched(scope: FoldScope): RawBuilder<unknown>[] {
   return [

@@ -4,7 +4,8 @@
  * columns. One description, read by both sides.
  */
 
-export type Granularity = 'hour' | 'day' | 'month';
+/** A bucket of local time; `all` is no bucket (all of time, e.g. what each customer has bought). */
+export type Granularity = 'hour' | 'day' | 'month' | 'all';
 
 export interface RollupTable {
   name: string;
@@ -30,26 +31,26 @@ const SALES_MEASURES = [
   'cancelled_orders',
 ];
 const SEARCH_MEASURES = ['searches', 'zero_result_searches', 'followed_by_add', 'followed_by_order'];
+const PRODUCT_KEYS = ['variant_id', 'product_id', 'category_id', 'brand_id'];
+const PRODUCT_MEASURES = [
+  'units_sold',
+  'units_returned',
+  'gross_sales',
+  'returns',
+  'variant_orders',
+  'product_orders',
+  'category_orders',
+  'brand_orders',
+  'category_brand_orders',
+];
 
 export const ROLLUPS = {
   salesDaily: { name: 'insights_sales_daily', granularity: 'day', keys: SALES_KEYS, measures: SALES_MEASURES },
   salesHourly: { name: 'insights_sales_hourly', granularity: 'hour', keys: SALES_KEYS, measures: SALES_MEASURES },
-  productsDaily: {
-    name: 'insights_products_daily',
-    granularity: 'day',
-    keys: ['variant_id', 'product_id', 'category_id', 'brand_id'],
-    measures: [
-      'units_sold',
-      'units_returned',
-      'gross_sales',
-      'returns',
-      'variant_orders',
-      'product_orders',
-      'category_orders',
-      'brand_orders',
-      'category_brand_orders',
-    ],
-  },
+  salesMonthly: { name: 'insights_sales_monthly', granularity: 'month', keys: SALES_KEYS, measures: SALES_MEASURES },
+  salesTotalsDaily: { name: 'insights_sales_totals_daily', granularity: 'day', keys: [], measures: SALES_MEASURES },
+  productsDaily: { name: 'insights_products_daily', granularity: 'day', keys: PRODUCT_KEYS, measures: PRODUCT_MEASURES },
+  productsMonthly: { name: 'insights_products_monthly', granularity: 'month', keys: PRODUCT_KEYS, measures: PRODUCT_MEASURES },
   customersDaily: {
     name: 'insights_customers_daily',
     granularity: 'day',
@@ -62,6 +63,7 @@ export const ROLLUPS = {
     keys: ['cohort_month'],
     measures: ['customers', 'orders', 'gross_sales', 'returns'],
   },
+  customerTotals: { name: 'insights_customer_totals', granularity: 'all', keys: ['customer_id'], measures: ['orders', 'gross_sales'] },
   customerSalesDaily: {
     name: 'insights_customer_sales_daily',
     granularity: 'day',
@@ -102,6 +104,7 @@ export const ROLLUPS = {
     ],
   },
   searchesDaily: { name: 'insights_searches_daily', granularity: 'day', keys: ['query'], measures: SEARCH_MEASURES },
+  searchesMonthly: { name: 'insights_searches_monthly', granularity: 'month', keys: ['query'], measures: SEARCH_MEASURES },
   searchesHourly: { name: 'insights_searches_hourly', granularity: 'hour', keys: [], measures: SEARCH_MEASURES },
   funnelHourly: {
     name: 'insights_funnel_hourly',

@@ -28,8 +28,9 @@ export class Migration0007InsightsRollups extends Migration {
       create index orders_customer_index on orders (store_id, lower(email), placed_at);
       -- the orders still open past their promise: the late_orders report reads these live
       create index orders_open_promised_by_index on orders (store_id, promised_by) where status = 'open';
-      -- the orders fulfilled after their promise: the late_orders report lists these
-      create index orders_late_promised_by_index on orders (store_id, promised_by)
+      -- the orders fulfilled after their promise, by how late: the late_orders report lists these, latest first
+      create index orders_lateness_index on orders
+        (store_id, ((case fulfilment_type when 'delivery' then delivered_at else ready_at end) - promised_by))
         where (fulfilment_type = 'delivery' and delivered_at > promised_by) or (fulfilment_type = 'pickup' and ready_at > promised_by);
 
       -- a × b / c rounded half up, for non-negative integers (as pricing.ts's mulDivHalfUp); 0 when c is 0
@@ -70,6 +71,27 @@ export class Migration0007InsightsRollups extends Migration {
         primary key (store_id, hour, payment_method, fulfilment_type, shipping_method, customer_type, customer_kind, locale, tax_rate_bps)
       );
 
+      -- The same sales by month (whole months of a long range are read from here), and per day without any
+      -- dimension (what the overview and every series without a split read).
+      create table insights_sales_monthly (
+        store_id uuid not null, month date not null,
+        payment_method text not null, fulfilment_type text not null, shipping_method text not null,
+        customer_type text not null, customer_kind text not null, locale text not null, tax_rate_bps int not null,
+        orders int not null default 0, gross_sales bigint not null default 0, discounts bigint not null default 0,
+        returns bigint not null default 0, shipping bigint not null default 0, taxes_collected bigint not null default 0,
+        taxes_refunded bigint not null default 0, units_sold int not null default 0, units_returned int not null default 0,
+        cancelled_orders int not null default 0,
+        primary key (store_id, month, payment_method, fulfilment_type, shipping_method, customer_type, customer_kind, locale, tax_rate_bps)
+      );
+      create table insights_sales_totals_daily (
+        store_id uuid not null, day date not null,
+        orders int not null default 0, gross_sales bigint not null default 0, discounts bigint not null default 0,
+        returns bigint not null default 0, shipping bigint not null default 0, taxes_collected bigint not null default 0,
+        taxes_refunded bigint not null default 0, units_sold int not null default 0, units_returned int not null default 0,
+        cancelled_orders int not null default 0,
+        primary key (store_id, day)
+      );
+
       create table insights_products_daily (
         store_id uuid not null, day date not null,
         variant_id uuid not null, product_id uuid not null, category_id uuid not null, brand_id uuid not null,
@@ -82,6 +104,15 @@ export class Migration0007InsightsRollups extends Migration {
         primary key (store_id, day, variant_id, product_id, category_id, brand_id)
       );
       create index insights_products_daily_last_sale_index on insights_products_daily (store_id, product_id, day);
+      create table insights_products_monthly (
+        store_id uuid not null, month date not null,
+        variant_id uuid not null, product_id uuid not null, category_id uuid not null, brand_id uuid not null,
+        units_sold int not null default 0, units_returned int not null default 0, gross_sales bigint not null default 0,
+        returns bigint not null default 0,
+        variant_orders int not null default 0, product_orders int not null default 0, category_orders int not null default 0,
+        brand_orders int not null default 0, category_brand_orders int not null default 0,
+        primary key (store_id, month, variant_id, product_id, category_id, brand_id)
+      );
 
       -- Distinct customers over any range, additively: an order counts its customer in [a, b] when it is
       -- in [a, b] and the customer's previous order (within the grouping) is before a.
@@ -108,12 +139,22 @@ export class Migration0007InsightsRollups extends Migration {
         email text not null,
         constraint insights_customers_store_id_email_unique unique (store_id, email)
       );
+      -- what each customer has bought of all time: an upper bound of what they bought in any range, by which the top
+      -- customers of a range are found without adding up every customer's range
+      create table insights_customer_totals (
+        store_id uuid not null, customer_id bigint not null,
+        orders int not null default 0, gross_sales bigint not null default 0,
+        primary key (store_id, customer_id)
+      );
+      create index insights_customer_totals_gross_sales_index on insights_customer_totals (store_id, gross_sales desc, customer_id);
+      create index insights_customer_totals_orders_index on insights_customer_totals (store_id, orders desc, customer_id);
       create table insights_customer_sales_daily (
         store_id uuid not null, day date not null, customer_id bigint not null,
         orders int not null default 0, gross_sales bigint not null default 0, discounts bigint not null default 0,
         returns bigint not null default 0,
         primary key (store_id, day, customer_id)
       );
+      create index insights_customer_sales_daily_customer_index on insights_customer_sales_daily (store_id, customer_id, day);
 
       create table insights_fulfilment_hourly (
         store_id uuid not null, hour timestamp not null, fulfilment_type text not null, shipping_method text not null,
@@ -140,6 +181,12 @@ export class Migration0007InsightsRollups extends Migration {
         searches int not null default 0, zero_result_searches int not null default 0,
         followed_by_add int not null default 0, followed_by_order int not null default 0,
         primary key (store_id, day, query)
+      );
+      create table insights_searches_monthly (
+        store_id uuid not null, month date not null, query text not null,
+        searches int not null default 0, zero_result_searches int not null default 0,
+        followed_by_add int not null default 0, followed_by_order int not null default 0,
+        primary key (store_id, month, query)
       );
       create table insights_searches_hourly (
         store_id uuid not null, hour timestamp not null,

@@ -27,9 +27,9 @@ const OrderSchema = defineEntity({
       expression: "create index orders_open_promised_by_index on orders (store_id, promised_by) where status = 'open'",
     },
     {
-      name: 'orders_late_promised_by_index',
+      name: 'orders_lateness_index',
       expression:
-        "create index orders_late_promised_by_index on orders (store_id, promised_by) where (fulfilment_type = 'delivery' and delivered_at > promised_by) or (fulfilment_type = 'pickup' and ready_at > promised_by)",
+        "create index orders_lateness_index on orders (store_id, ((case fulfilment_type when 'delivery' then delivered_at else ready_at end) - promised_by)) where (fulfilment_type = 'delivery' and delivered_at > promised_by) or (fulfilment_type = 'pickup' and ready_at > promised_by)",
     },
     {
       name: 'orders_authorized_placed_at_index',
