@@ -66,25 +66,53 @@ function productOrders(context: MeasureContext): RawBuilder<unknown> {
 }
 
 /**
- * Distinct customers with an order in the period: a customer counts with the first of their orders
- * in it, the one whose previous order is before the period. Split by customer type, the returning
- * customers are those with a repeat order in the period: one whose previous order is before it, or
- * their second order (the first then being in the period too).
+ * Distinct customers, from a day's row of the customers rollup (`insights_customers_daily`): an order
+ * counts its customer in a period starting on S when its previous order (in the grouping) is before
+ * S, i.e. when it has none or its gap back is more than day − S days. `repeat_gaps[i]` counts the
+ * repeat orders with a gap of at most i − 1 days (its last count repeated beyond its end).
  */
-function customers(context: MeasureContext): RawBuilder<unknown> {
-  const counted = sql`coalesce(sum(t.orders) filter (where t.prev_day < ${context.periodStart}), 0)`;
-  if (!context.used.has('customer_type')) return counted;
-  return sql`(${counted} + coalesce(sum(t.second_orders) filter (where t.prev_day >= ${context.periodStart}), 0))`;
+function gapsWithin(column: 'repeat_gaps' | 'second_gaps', context: MeasureContext): RawBuilder<unknown> {
+  return sql`coalesce(${sql.ref(`t.${column}`)}[least(t.day - ${context.periodStart} + 1, cardinality(${sql.ref(`t.${column}`)}))], 0)`;
+}
+
+/** The period's distinct customers of a day's row. */
+function customersOfRow(context: MeasureContext): RawBuilder<unknown> {
+  return sql`(t.orders - ${gapsWithin('repeat_gaps', context)})`;
 }
 
 /**
- * Customers with an order in the period who had ordered before it: with an order whose previous one
- * (in the grouping) is before the period and which is not their first of all, or with their second
- * order (in the grouping) in it, the first being their first of all and in the period too.
+ * The period's returning customers of a day's row: those with an order that is not their first of all
+ * whose previous one (in the grouping) is before the period, or with their second order (in the
+ * grouping) in it, the first being their first of all and in the period too.
  */
+function returningOfRow(context: MeasureContext): RawBuilder<unknown> {
+  return sql`(t.orders - t.first_orders - ${gapsWithin('repeat_gaps', context)} + ${gapsWithin('second_gaps', context)})`;
+}
+
+/**
+ * Split by customer type, each day's row stands for a row of new customers (their first orders) and a
+ * row of returning ones; a customer with a first and a repeat order in the period is in both.
+ */
+function byCustomerType(
+  context: MeasureContext,
+  figures: { whole: RawBuilder<unknown>; new: RawBuilder<unknown>; returning: RawBuilder<unknown> },
+): RawBuilder<unknown> {
+  const row = context.used.has('customer_type')
+    ? sql`case customer_type.value when 'new' then ${figures.new} else ${figures.returning} end`
+    : figures.whole;
+  return sql`coalesce(sum(${row}), 0)`;
+}
+
+function customers(context: MeasureContext): RawBuilder<unknown> {
+  return byCustomerType(context, { whole: customersOfRow(context), new: sql`t.first_orders`, returning: returningOfRow(context) });
+}
+
+function newCustomers(context: MeasureContext): RawBuilder<unknown> {
+  return byCustomerType(context, { whole: sql`t.first_orders`, new: sql`t.first_orders`, returning: sql`0` });
+}
+
 function returningCustomers(context: MeasureContext): RawBuilder<unknown> {
-  return sql`(coalesce(sum(t.orders - t.first_orders) filter (where t.prev_day < ${context.periodStart}), 0)
-              + coalesce(sum(t.second_orders) filter (where t.prev_day >= ${context.periodStart}), 0))`;
+  return byCustomerType(context, { whole: returningOfRow(context), new: sql`0`, returning: returningOfRow(context) });
 }
 
 export const MEASURES: readonly MeasureDef[] = [
@@ -246,7 +274,7 @@ export const MEASURES: readonly MeasureDef[] = [
     type: 'count',
     label: { en: 'New customers', ar: 'العملاء الجدد' },
     description: { en: 'Customers whose first order was placed in the period.', ar: 'العملاء الذين قدّموا أول طلب لهم في الفترة.' },
-    in: { customers: total('first_orders') },
+    in: { customers: newCustomers },
   },
   {
     name: 'returning_customers',

@@ -41,6 +41,8 @@ export interface SourceDef {
    * cannot be used together here.
    */
   conditions?(used: ReadonlySet<string>): RawBuilder<unknown>[] | { refused: string };
+  /** Rows each rollup row stands for when the dimensions a query uses need it (joined laterally, beside `t`). */
+  expand?(used: ReadonlySet<string>): RawBuilder<unknown> | undefined;
 }
 
 const column = (name: string, type?: SourceDimension['type']): SourceDimension => ({ sql: sql.ref(`t.${name}`), column: name, type });
@@ -85,11 +87,13 @@ export const SOURCES: readonly SourceDef[] = [
     tables: [ROLLUPS.customersDaily],
     timed: true,
     dimensions: {
-      customer_type: { sql: sql`case when t.prev_day = '-infinity' then 'new' else 'returning' end`, column: 'prev_day' },
+      // a day's row holds both kinds of customer: split by type, it stands for two rows
+      customer_type: { sql: sql`customer_type.value`, column: 'grouping' },
       customer_kind: column('group_value'),
       locale: column('group_value'),
     },
     conditions: customerGrouping,
+    expand: (used) => (used.has('customer_type') ? sql`(values ('new'), ('returning')) as customer_type(value)` : undefined),
   },
   {
     name: 'customer_sales',

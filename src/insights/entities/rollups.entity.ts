@@ -113,10 +113,10 @@ const CustomersDailySchema = defineEntity({
     grouping: key(),
     day: day(),
     groupValue: key(),
-    prevDay: p.date().primary(),
     orders: count(),
     firstOrders: count(),
-    secondOrders: count(),
+    repeatGaps: p.array<number>().columnType('int[]').defaultRaw("'{}'"),
+    secondGaps: p.array<number>().columnType('int[]').defaultRaw("'{}'"),
   },
 });
 export class CustomersDaily extends CustomersDailySchema.class {}

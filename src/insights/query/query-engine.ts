@@ -211,13 +211,14 @@ export class QueryEngine {
       ...spec.filters.map((filter) => this.filterCondition(source, filter)),
     ];
     const measures = keysOnly ? [] : part.measures;
+    const expansion = source.expand?.(used);
     const grouped = sql`
       select ${sql.join([
         ...values.map((value, i) => sql`${value} as ${sql.ref(`d${i}`)}`),
         ...measures.map((measure) => sql`${measure.in[source.name]!(context)} as ${sql.ref(measure.name)}`),
         sql`1 as one`,
       ])}
-      from ${this.rangeRows(spec, source, table)} t
+      from ${this.rangeRows(spec, source, table)} t ${expansion ? sql`cross join lateral ${expansion}` : sql``}
       where ${sql.join(where, sql` and `)}
       ${values.length > 0 ? sql`group by ${sql.join(values.map((_, i) => sql.lit(i + 1)))}` : sql``}`;
     const answered = spec.dimensions.map((dimension, i) => sql`${this.asText(dimension, sql.ref(`g.d${i}`))} as ${sql.ref(dimension)}`);

@@ -73,6 +73,26 @@ function addInto(tables: RollupTable[], facts: string): RawBuilder<unknown>[] {
 }
 
 /**
+ * The customers rollup: per store, grouping, day and group value, the orders, the first orders, and
+ * the cumulative counts of the gaps (in days) back to each order's previous one (in the grouping),
+ * for all repeat orders and for second orders. The facts carry `gap` (null without a previous order),
+ * `first_orders` and `second`.
+ */
+function customerFold(facts: string): RawBuilder<unknown> {
+  return sql`
+    insert into insights_customers_daily (store_id, grouping, day, group_value, orders, first_orders, repeat_gaps, second_gaps)
+    select f.store_id, f.grouping, (f.at at time zone f.tz)::date, f.group_value, count(*), sum(f.first_orders),
+           insights_cumulative(coalesce(array_agg(f.gap) filter (where f.gap is not null), '{}')),
+           insights_cumulative(coalesce(array_agg(f.gap) filter (where f.second), '{}'))
+    from ${sql.table(facts)} f group by 1, 2, 3, 4
+    on conflict (store_id, grouping, day, group_value) do update set
+      orders = insights_customers_daily.orders + excluded.orders,
+      first_orders = insights_customers_daily.first_orders + excluded.first_orders,
+      repeat_gaps = insights_add_cumulative(insights_customers_daily.repeat_gaps, excluded.repeat_gaps),
+      second_gaps = insights_add_cumulative(insights_customers_daily.second_gaps, excluded.second_gaps)`;
+}
+
+/**
  * One statement: the named parts (each computed once) and then the inserts, which all see the same
  * snapshot. No two inserts of one statement may write the same table.
  */
@@ -237,9 +257,8 @@ function orderPlaced(scope: FoldScope): RawBuilder<unknown>[] {
         [
           'customer_facts',
           sql`select o.store_id, o.placed_at as at, o.tz, g.grouping, g.group_value,
-                     coalesce((g.previous at time zone o.tz)::date, '-infinity'::date) as prev_day,
-                     1 as orders, (o.earlier_any = 0)::int as first_orders,
-                     (g.earlier = 1 and g.first = o.first_at)::int as second_orders
+                     (o.placed_at at time zone o.tz)::date - (g.previous at time zone o.tz)::date as gap,
+                     (o.earlier_any = 0)::int as first_orders, g.earlier = 1 and g.first = o.first_at as second
               from placed o
               cross join lateral (values ('all', '', o.first_at, o.previous_any, o.earlier_any),
                                          ('customer_kind', o.customer_kind, o.first_kind, o.previous_kind, o.earlier_kind),
@@ -281,7 +300,7 @@ function orderPlaced(scope: FoldScope): RawBuilder<unknown>[] {
       [
         ...addInto(SALES_TABLES, 'sales_facts'),
         ...addInto(PRODUCT_TABLES, 'product_facts'),
-        ...addInto([ROLLUPS.customersDaily], 'customer_facts'),
+        customerFold('customer_facts'),
         ...addInto([cohorts], 'cohort_facts'),
         ...addInto(CUSTOMER_SALES_TABLES, 'customer_sales_facts'),
         ...addInto([fulfilment], 'promise_facts'),

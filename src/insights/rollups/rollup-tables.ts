@@ -51,11 +51,12 @@ export const ROLLUPS = {
   salesTotalsDaily: { name: 'insights_sales_totals_daily', granularity: 'day', keys: [], measures: SALES_MEASURES },
   productsDaily: { name: 'insights_products_daily', granularity: 'day', keys: PRODUCT_KEYS, measures: PRODUCT_MEASURES },
   productsMonthly: { name: 'insights_products_monthly', granularity: 'month', keys: PRODUCT_KEYS, measures: PRODUCT_MEASURES },
+  // Its gap counts are added by a fold of its own (facts.ts, customerFold); these are its summed columns.
   customersDaily: {
     name: 'insights_customers_daily',
     granularity: 'day',
-    keys: ['grouping', 'group_value', 'prev_day'],
-    measures: ['orders', 'first_orders', 'second_orders'],
+    keys: ['grouping', 'group_value'],
+    measures: ['orders', 'first_orders'],
   },
   cohortsMonthly: {
     name: 'insights_cohorts_monthly',

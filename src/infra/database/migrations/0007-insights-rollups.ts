@@ -114,16 +114,35 @@ export class Migration0007InsightsRollups extends Migration {
         primary key (store_id, month, variant_id, product_id, category_id, brand_id)
       );
 
-      -- Distinct customers over any range, additively: an order counts its customer in [a, b] when it is
-      -- in [a, b] and the customer's previous order (within the grouping) is before a.
+      -- Distinct customers over any range, additively. An order counts its customer in a period starting on
+      -- day S when its customer's previous order (within the grouping) is before S, i.e. when it has none or
+      -- when the gap back to it is more than day − S days. Per day, the orders and, of those with a previous
+      -- order, how many have a gap of at most 0, 1, 2… days (cumulative counts, the last repeated beyond):
+      -- one row per day answers for any period start.
       create table insights_customers_daily (
-        store_id uuid not null, grouping text not null, day date not null, group_value text not null, prev_day date not null,
+        store_id uuid not null, grouping text not null, day date not null, group_value text not null,
         orders int not null default 0,
-        -- orders that were their customer's first
+        -- orders that were their customer's first of all
         first_orders int not null default 0,
-        -- orders that were their customer's second in the grouping, the first in it being their first of all
-        second_orders int not null default 0,
-        primary key (store_id, grouping, day, group_value, prev_day)
+        -- element i: orders with a previous order in the grouping at most i − 1 days before
+        repeat_gaps int[] not null default '{}',
+        -- the same for orders that were their customer's second in the grouping, the first being their first of all
+        second_gaps int[] not null default '{}',
+        primary key (store_id, grouping, day, group_value)
+      );
+      -- Cumulative counts of gaps (days) from the list of gaps: element i counts the gaps of at most i − 1.
+      create function insights_cumulative(gaps int[]) returns int[] language sql immutable parallel safe return (
+        select coalesce(array_agg(running order by i), '{}')
+        from (
+          select i, (sum(coalesce(counted.n, 0)) over (order by i))::int as running
+          from generate_series(0, (select max(g) from unnest(gaps) g)) as i
+          left join (select g, count(*) as n from unnest(gaps) g group by g) counted on counted.g = i
+        ) cumulative
+      );
+      -- Two cumulative counts added, the shorter one's last count repeated beyond its end.
+      create function insights_add_cumulative(a int[], b int[]) returns int[] language sql immutable parallel safe return (
+        select coalesce(array_agg(coalesce(a[least(i, cardinality(a))], 0) + coalesce(b[least(i, cardinality(b))], 0) order by i), '{}')
+        from generate_series(1, greatest(cardinality(a), cardinality(b))) as i
       );
 
       create table insights_cohorts_monthly (
