@@ -178,7 +178,13 @@ CustomerTotalsSchema.setClass(CustomerTotals);
 const CustomerSalesDailySchema = defineEntity({
   name: 'CustomerSalesDaily',
   tableName: 'insights_customer_sales_daily',
-  indexes: [{ name: 'insights_customer_sales_daily_customer_index', properties: ['storeId', 'customerId', 'day'] }],
+  indexes: [
+    {
+      name: 'insights_customer_sales_daily_customer_index',
+      expression:
+        'create index insights_customer_sales_daily_customer_index on insights_customer_sales_daily (store_id, customer_id, day) include (orders, gross_sales, discounts, returns)',
+    },
+  ],
   properties: {
     storeId: store(),
     day: day(),
