@@ -40,10 +40,11 @@ export class RollupMaintainer {
         const { rows } = await sql<{ taken: boolean }>`select pg_try_advisory_xact_lock(${ROLLUP_LOCK}) as taken`.execute(db);
         if (!rows[0].taken) return 0;
       }
+      // `= any(array(…))`: the batch is chosen once, whatever the planner guesses of a table it rarely sees full.
       const { rows } = await sql<PendingRow>`
-        delete from insights_pending where id in (
+        delete from insights_pending where id = any(array(
           select id from insights_pending where due_at <= ${options.dueBy ?? new Date()} order by id limit ${options.limit ?? BATCH}
-        ) returning kind, ref_id, event_id`.execute(db);
+        )) returning kind, ref_id, event_id`.execute(db);
       const byKind = new Map<PendingKind, string[]>();
       for (const row of rows) byKind.set(row.kind, [...(byKind.get(row.kind) ?? []), (row.ref_id ?? row.event_id)!]);
       for (const kind of PENDING_KINDS) {
