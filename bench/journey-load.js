@@ -30,17 +30,25 @@ export async function shopper(base, apiKey, recorder, until, index) {
     round += 1;
     const call = async (step, method, path, { token, body, headers = {}, expect = 200 } = {}) => {
       const started = performance.now();
-      const response = await fetch(base + path, {
-        method,
-        headers: {
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(body ? { 'content-type': 'application/json' } : {}),
-          'accept-encoding': 'gzip, deflate, br',
-          ...headers,
-        },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const text = await response.text();
+      let response;
+      let text;
+      try {
+        response = await fetch(base + path, {
+          method,
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...(body ? { 'content-type': 'application/json' } : {}),
+            'accept-encoding': 'gzip, deflate, br',
+            ...headers,
+          },
+          body: body ? JSON.stringify(body) : undefined,
+        });
+        text = await response.text();
+      } catch (error) {
+        // No answer at all (connection refused or reset): a failure of the step too.
+        recorder.record(step, performance.now() - started, 'network', false);
+        throw new Error(`${step}: ${error.cause?.code ?? error.message}`);
+      }
       const ms = performance.now() - started;
       const ok = response.status === expect;
       recorder.record(step, ms, response.status, ok);
