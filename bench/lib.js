@@ -109,10 +109,19 @@ export function serviceEnv(databaseUrl, port) {
     PORT: String(port ?? 0),
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
-    SECRET_KEY: BENCH_SECRET_KEY,
+    SECRET_KEY: benchSecretKey,
   };
 }
-const BENCH_SECRET_KEY = randomBytes(32).toString('base64');
+let benchSecretKey = randomBytes(32).toString('base64');
+
+/**
+ * The SECRET_KEY the service and the CLI get from now on (by default a random one per bench process).
+ * A bench whose database outlives it must use the same key on every run: the signing keys in the
+ * database are sealed with it.
+ */
+export function useSecretKey(key) {
+  benchSecretKey = key;
+}
 
 /**
  * Starts a Node entry point as a child process with IPC, and waits until `readyUrl` answers 200.
