@@ -4,8 +4,9 @@ import autocannon from 'autocannon';
 import { execFile, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -108,10 +109,19 @@ export function serviceEnv(databaseUrl, port) {
     PORT: String(port ?? 0),
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'warn',
-    SECRET_KEY: BENCH_SECRET_KEY,
+    SECRET_KEY: benchSecretKey,
   };
 }
-const BENCH_SECRET_KEY = randomBytes(32).toString('base64');
+let benchSecretKey = randomBytes(32).toString('base64');
+
+/**
+ * The SECRET_KEY the service and the CLI get from now on (by default a random one per bench process).
+ * A bench whose database outlives it must use the same key on every run: the signing keys in the
+ * database are sealed with it.
+ */
+export function useSecretKey(key) {
+  benchSecretKey = key;
+}
 
 /**
  * Starts a Node entry point as a child process with IPC, and waits until `readyUrl` answers 200.
@@ -332,4 +342,57 @@ export async function backgroundCpuPercent(ms = 1000) {
   const after = read();
   if (!before || !after || after.total === before.total) return null;
   return Number((100 * (1 - (after.idle - before.idle) / (after.total - before.total))).toFixed(1));
+}
+
+/**
+ * The checked-out commit, read from .git without running git (best effort; uncommitted changes are not
+ * detected). In a worktree, .git is a file naming the worktree's git directory, whose `commondir` holds
+ * the refs.
+ */
+export async function gitCommit() {
+  try {
+    let gitDir = resolve(ROOT, '.git');
+    let commonDir = gitDir;
+    const dotGit = await readFile(gitDir, 'utf8').catch(() => null);
+    if (dotGit?.startsWith('gitdir: ')) {
+      gitDir = resolve(ROOT, dotGit.slice(8).trim());
+      const common = await readFile(resolve(gitDir, 'commondir'), 'utf8').catch(() => null);
+      commonDir = common ? resolve(gitDir, common.trim()) : gitDir;
+    }
+    const head = (await readFile(resolve(gitDir, 'HEAD'), 'utf8')).trim();
+    if (!head.startsWith('ref: ')) return head;
+    const ref = head.slice(5);
+    try {
+      return (await readFile(resolve(commonDir, ref), 'utf8')).trim();
+    } catch {
+      const packed = await readFile(resolve(commonDir, 'packed-refs'), 'utf8');
+      return (
+        packed
+          .split('\n')
+          .find((line) => line.endsWith(` ${ref}`))
+          ?.split(' ')[0] ?? null
+      );
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** The machine a run measured on: cores, memory, load, and the versions of what it ran. */
+export async function machineInfo(postgresVersion) {
+  const cpuList = cpus();
+  const version = async (pkg) => JSON.parse(await readFile(resolve(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+  return {
+    platform: `${platform()} ${release()}`,
+    cpus: cpuList.length,
+    cpuModel: cpuList[0]?.model,
+    memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
+    freeMemoryGiB: Number((freemem() / 2 ** 30).toFixed(1)),
+    loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
+    node: process.version,
+    postgres: postgresVersion,
+    fastify: await version('fastify'),
+    autocannon: await version('autocannon'),
+    note: 'load generator, service, ceiling and PostgreSQL share these cores',
+  };
 }

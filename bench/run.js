@@ -5,9 +5,6 @@
 // --warmup N (BENCH_WARMUP_SECONDS, default 2), --connections N (BENCH_CONNECTIONS, default 50),
 // --only mint,list,listIdentity,detail,listUncached (default all; the ceiling always runs),
 // --update-reference (also replace bench/results/bench-reference.json with this run's results).
-import { readFile } from 'node:fs/promises';
-import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   assertBuilt,
@@ -15,10 +12,11 @@ import {
   createBenchStore,
   createDatabase,
   getJson,
+  gitCommit,
   load,
   log,
+  machineInfo,
   mintToken,
-  ROOT,
   scenarioRequests,
   startCeiling,
   startService,
@@ -189,46 +187,6 @@ async function main() {
 
 function aim(name, value, target, met) {
   return { name, value, target, met };
-}
-
-/** The checked-out commit, read from .git without running git (best effort; uncommitted changes are not detected). */
-async function gitCommit() {
-  try {
-    const head = (await readFile(resolve(ROOT, '.git/HEAD'), 'utf8')).trim();
-    if (!head.startsWith('ref: ')) return head;
-    const ref = head.slice(5);
-    try {
-      return (await readFile(resolve(ROOT, '.git', ref), 'utf8')).trim();
-    } catch {
-      const packed = await readFile(resolve(ROOT, '.git/packed-refs'), 'utf8');
-      return (
-        packed
-          .split('\n')
-          .find((line) => line.endsWith(` ${ref}`))
-          ?.split(' ')[0] ?? null
-      );
-    }
-  } catch {
-    return null;
-  }
-}
-
-async function machineInfo(postgresVersion) {
-  const cpuList = cpus();
-  const version = async (pkg) => JSON.parse(await readFile(resolve(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version;
-  return {
-    platform: `${platform()} ${release()}`,
-    cpus: cpuList.length,
-    cpuModel: cpuList[0]?.model,
-    memoryGiB: Number((totalmem() / 2 ** 30).toFixed(1)),
-    freeMemoryGiB: Number((freemem() / 2 ** 30).toFixed(1)),
-    loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
-    node: process.version,
-    postgres: postgresVersion,
-    fastify: await version('fastify'),
-    autocannon: await version('autocannon'),
-    note: 'load generator, service, ceiling and PostgreSQL share these cores',
-  };
 }
 
 function printTable({ scenarios, aims, machine, settings: s }) {
