@@ -590,9 +590,9 @@ async function measureRefusal(admin) {
 /**
  * The overview's headline figures as someone without rollups computes them: one statement over the raw
  * orders, order lines and refunds, from the written definitions (contract section 8): goods, discounts
- * and shipping without tax on the order's local day; returns valued as the returned units' share of
- * the line's value (rounded half up cumulatively over the line's refunds) on the refund's local day,
- * the rest of the refund being tax; refunded shipping split into its value and its tax likewise; a
+ * and shipping without tax on the order's local day; returns valued as what was paid back for the
+ * returned units less their share of the line's tax (rounded half up cumulatively over the line's
+ * refunds) on the refund's local day; refunded shipping split into its tax share and the rest; a
  * cancellation returns the whole order (goods, shipping, taxes) on the day it was cancelled.
  * $1 store, $2 first day, $3 last day (inclusive, local), $4 time zone.
  */
@@ -620,7 +620,7 @@ with bounds as (
   from concerned c
 ), returned as (
   select rl.amount::bigint as amount, rl.quantity::bigint as quantity, l.quantity::bigint as ordered,
-         (l.line_total - case when o.prices_include_tax then l.tax_amount else 0 end)::bigint as worth,
+         l.tax_amount::bigint as line_tax,
          coalesce((select sum(p.quantity) from refund_lines p join refunds pr on pr.id = p.refund_id
                    where p.order_line_id = rl.order_line_id and (pr.created_at, pr.id) < (r.created_at, r.id)), 0)::bigint as before
   from refunds r cross join bounds b
@@ -636,16 +636,16 @@ with bounds as (
   select 0, 0, m.gross - m.discounts, -m.shipping_value, 0, m.tax_total, 0, null
   from money m cross join bounds b where m.cancelled_at >= b.lo and m.cancelled_at < b.hi
   union all
-  select 0, 0, v.value, 0, 0, x.amount - v.value, 0, null
+  select 0, 0, x.amount - t.part, 0, 0, t.part, 0, null
   from returned x
-  cross join lateral (select (2 * x.worth * (x.before + x.quantity) + x.ordered) / (2 * x.ordered)
-                             - (2 * x.worth * x.before + x.ordered) / (2 * x.ordered) as value) v
+  cross join lateral (select (2 * x.line_tax * (x.before + x.quantity) + x.ordered) / (2 * x.ordered)
+                             - (2 * x.line_tax * x.before + x.ordered) / (2 * x.ordered) as part) t
   union all
-  select 0, 0, 0, -v.value, 0, r.shipping_amount - v.value, 0, null
+  select 0, 0, 0, -(r.shipping_amount - t.part), 0, t.part, 0, null
   from refunds r cross join bounds b
   join money m on m.id = r.order_id
   cross join lateral (select case when m.shipping_paid = 0 then 0
-                                  else (2 * m.shipping_value * r.shipping_amount + m.shipping_paid) / (2 * m.shipping_paid) end as value) v
+                                  else (2 * r.shipping_amount * m.shipping_tax + m.shipping_paid) / (2 * m.shipping_paid) end as part) t
   where r.store_id = $1 and r.reason = 'return' and r.shipping_amount > 0 and r.created_at >= b.lo and r.created_at < b.hi
 )
 select sum(gross) as gross_sales, sum(discounts) as discounts, sum(returns) as returns,
