@@ -77,24 +77,9 @@ const only = new Set(args.only.split(',').map((part) => part.trim()));
 for (const part of only) if (!PARTS.includes(part)) throw new Error(`--only: unknown part ${part} (parts: ${PARTS.join(', ')})`);
 
 const STORE_NAME = 'Insights Bench';
-const REPORTS = [
-  'overview',
-  'products',
-  'variants',
-  'categories',
-  'brands',
-  'not_selling',
-  'customers',
-  'cohorts',
-  'top_customers',
-  'customer_groups',
-  'fulfilment',
-  'late_orders',
-  'payments',
-  'tax',
-  'funnel',
-  'searches',
-];
+/** Every built-in report, from the build's own declarations. */
+assertBuilt();
+const { REPORT_NAMES: REPORTS } = await import('../dist/src/insights/definitions/reports.js');
 /** The overview's headline figures the baseline recomputes. */
 const HEADLINE = [
   'gross_sales',

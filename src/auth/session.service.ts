@@ -5,12 +5,11 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import { AppConfig } from '../infra/config/app-config.js';
 import { randomToken, sha256Hex } from '../infra/crypto/secrets.js';
-import { isWellFormedRefreshToken, newRefreshToken, replayRevokesSession } from './refresh-tokens.js';
+import { isWellFormedRefreshToken, newRefreshToken, replayRevokesSession, rotateRefreshToken } from './refresh-tokens.js';
 import type { ResolvedApiKey } from '../stores/api-key.service.js';
 import { isScope, type Scope } from '../common/scopes.js';
 import type { Transport } from './entities/session.entity.js';
 import { SessionWriter } from './session-writer.js';
-import { REFRESH_TOKEN_TTL_SECONDS } from './token-lifetimes.js';
 import { TokenService } from './token.service.js';
 
 export interface IssuedSession {
@@ -112,22 +111,13 @@ export class SessionService {
       if (row.session_revoked || row.expired) return { kind: 'refused', code: 'INVALID_REFRESH_TOKEN' };
       if (row.consumed_seconds_ago !== null) return this.replay(row);
 
-      // Lost a race: another refresh consumed the token, or a replay revoked the session meanwhile.
-      const consumed = await sql`
-        update refresh_tokens t set consumed_at = now()
-        from sessions s
-        where t.id = ${row.token_id} and t.consumed_at is null and s.id = t.session_id and s.revoked_at is null
-        returning t.id`.execute(db);
-      if (consumed.rows.length === 0) return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
-
-      const refreshToken = newRefreshToken();
-      const {
-        rows: [inserted],
-      } = await sql<{ expires_at: Date }>`
-        insert into refresh_tokens (session_id, token_hash, expires_at)
-        values (${row.session_id}, ${sha256Hex(refreshToken)}, now() + make_interval(secs => ${REFRESH_TOKEN_TTL_SECONDS}))
-        returning expires_at`.execute(db);
-      return { kind: 'issued', session: row, refreshToken, refreshTokenExpiresAt: new Date(inserted.expires_at) };
+      const next = await rotateRefreshToken(
+        db,
+        { tokens: 'refresh_tokens', sessions: 'sessions' },
+        { tokenId: row.token_id, sessionId: row.session_id },
+      );
+      if (!next) return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
+      return { kind: 'issued', session: row, ...next };
     });
   }
 

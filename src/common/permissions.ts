@@ -65,29 +65,7 @@ export type StorePlan = (typeof STORE_PLANS)[number];
  * What a plan entitles, each plan adding to the one before (contract section 7). `area:*` are the
  * Insights areas; `range:90` and `range:366` the longest `last`, `range:all` the whole history.
  */
-export const ENTITLEMENTS = [
-  'area:sales',
-  'area:products',
-  'range:90',
-  'feature:saved_reports',
-  'feature:export_csv',
-  'feature:data_hub',
-  'area:customers',
-  'area:fulfilment',
-  'area:finance',
-  'range:366',
-  'range:all',
-  'feature:compare',
-  'feature:builder',
-  'feature:schedules',
-  'feature:export_xlsx',
-  'area:behaviour',
-  'feature:schedule_to_connection',
-  'feature:database_read',
-] as const;
-export type Entitlement = (typeof ENTITLEMENTS)[number];
-
-const PLAN_ADDS: Record<StorePlan, readonly Entitlement[]> = {
+const PLAN_ADDS = {
   basic: ['area:sales', 'area:products', 'range:90', 'feature:saved_reports', 'feature:export_csv', 'feature:data_hub'],
   growth: [
     'area:customers',
@@ -101,7 +79,10 @@ const PLAN_ADDS: Record<StorePlan, readonly Entitlement[]> = {
     'feature:export_xlsx',
   ],
   pro: ['area:behaviour', 'feature:schedule_to_connection', 'feature:database_read'],
-};
+} as const satisfies Record<StorePlan, readonly string[]>;
+export type Entitlement = (typeof PLAN_ADDS)[StorePlan][number];
+
+export const ENTITLEMENTS: readonly Entitlement[] = STORE_PLANS.flatMap((plan) => PLAN_ADDS[plan]);
 
 export function entitlementsOf(plan: StorePlan): Entitlement[] {
   const upTo = STORE_PLANS.slice(0, STORE_PLANS.indexOf(plan) + 1);
@@ -110,7 +91,7 @@ export function entitlementsOf(plan: StorePlan): Entitlement[] {
 
 /** The cheapest plan that has an entitlement. */
 export function requiredPlan(entitlement: Entitlement): StorePlan {
-  return STORE_PLANS.find((plan) => PLAN_ADDS[plan].includes(entitlement))!;
+  return STORE_PLANS.find((plan) => (PLAN_ADDS[plan] as readonly Entitlement[]).includes(entitlement))!;
 }
 
 /** The entitlement a permission's routes need from the plan, if any: an Insights area, or the builder. */

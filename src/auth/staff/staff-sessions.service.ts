@@ -8,7 +8,7 @@ import { randomToken, sha256Hex } from '../../infra/crypto/secrets.js';
 import { DashboardPrincipals } from '../dashboard/dashboard-principals.js';
 import { AdminTokenService } from '../dashboard/admin-token.service.js';
 import type { Transport } from '../entities/session.entity.js';
-import { isWellFormedRefreshToken, newRefreshToken, replayRevokesSession } from '../refresh-tokens.js';
+import { isWellFormedRefreshToken, newRefreshToken, replayRevokesSession, rotateRefreshToken } from '../refresh-tokens.js';
 import { csrfHash } from '../session.service.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from '../token-lifetimes.js';
 import { normalizeStaffEmail } from './staff-members.service.js';
@@ -160,22 +160,13 @@ export class StaffSessions {
           : { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
       }
 
-      // Lost a race: another refresh consumed the token, or the session ended meanwhile.
-      const consumed = await sql`
-        update staff_refresh_tokens t set consumed_at = now()
-        from staff_sessions s
-        where t.id = ${row.token_id} and t.consumed_at is null and s.id = t.session_id and s.revoked_at is null
-        returning t.id`.execute(db);
-      if (consumed.rows.length === 0) return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
-
-      const refreshToken = newRefreshToken();
-      const {
-        rows: [inserted],
-      } = await sql<{ expires_at: Date }>`
-        insert into staff_refresh_tokens (session_id, token_hash, expires_at)
-        values (${row.session_id}, ${sha256Hex(refreshToken)}, now() + make_interval(secs => ${REFRESH_TOKEN_TTL_SECONDS}))
-        returning expires_at`.execute(db);
-      return { kind: 'issued', session: row, refreshToken, refreshTokenExpiresAt: new Date(inserted.expires_at) };
+      const next = await rotateRefreshToken(
+        db,
+        { tokens: 'staff_refresh_tokens', sessions: 'staff_sessions' },
+        { tokenId: row.token_id, sessionId: row.session_id },
+      );
+      if (!next) return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
+      return { kind: 'issued', session: row, ...next };
     });
   }
 

@@ -1,15 +1,26 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsArray, IsIn, IsInt, IsString, Max, MaxLength, Min, ArrayMaxSize } from 'class-validator';
-import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
+import { applyDecorators } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsIn, IsString, MaxLength } from 'class-validator';
+import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { OptionalField } from '../../common/validation/fields.js';
 import { TIME_GRAINS, type TimeGrain } from '../definitions/dimensions.js';
 import { COMPARES, type Compare } from '../query/ranges.js';
 
-const asList = ({ value }: { value: unknown }) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
+/** `dimension:value` filters, one or repeated in the query string. */
+function FilterList() {
+  return applyDecorators(
+    OptionalField(),
+    Transform(({ value }: { value: unknown }) => (value === undefined ? undefined : Array.isArray(value) ? value : [value])),
+    IsArray(),
+    ArrayMaxSize(50),
+    IsString({ each: true }),
+    MaxLength(300, { each: true }),
+  );
+}
 
-/** The query of every built-in report (interface part 2, contract section 8). */
-export class ReportQueryDto {
+/** The query of every built-in report (interface part 2, contract section 8); `limit` and `cursor` page its table. */
+export class ReportQueryDto extends ListQueryDto {
   @ApiPropertyOptional({
     description: 'First day, `YYYY-MM-DD`, in the store’s time zone; with `to`, not with `last`.',
     example: '2026-10-01',
@@ -54,21 +65,11 @@ export class ReportQueryDto {
     description: '`dimension:value`, repeated: values of one dimension are OR’d, dimensions AND’d.',
     example: ['payment_method:card'],
   })
-  @OptionalField()
-  @Transform(asList)
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @MaxLength(300, { each: true })
+  @FilterList()
   'filter[]'?: string[];
 
   @ApiPropertyOptional({ type: [String], description: 'The same as `filter[]`.' })
-  @OptionalField()
-  @Transform(asList)
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @MaxLength(300, { each: true })
+  @FilterList()
   filter?: string[];
 
   @ApiPropertyOptional({
@@ -79,18 +80,4 @@ export class ReportQueryDto {
   @IsString()
   @MaxLength(100)
   sort?: string;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Rows per page.' })
-  @OptionalField()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page.' })
-  @OptionalField()
-  @IsString()
-  @MaxLength(512)
-  cursor?: string;
 }
