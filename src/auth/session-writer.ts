@@ -18,6 +18,7 @@ export interface CreatedSession {
   store_id: string;
   scopes: Scope[];
   transport: Transport;
+  created_at: Date;
   refresh_expires_at: Date;
 }
 
@@ -73,14 +74,14 @@ export class SessionWriter {
         insert into sessions (id, store_id, api_key_id, scopes, transport)
         select i.session_id, k.store_id, k.id, string_to_array(i.scopes, ' '), i.transport
         from input i join api_keys k on k.id = i.api_key_id and k.revoked_at is null
-        returning id, store_id, scopes, transport
+        returning id, store_id, scopes, transport, created_at
       ), token as (
         insert into refresh_tokens (session_id, token_hash, expires_at)
         select s.id, i.token_hash, now() + make_interval(secs => ${REFRESH_TOKEN_TTL_SECONDS})
         from session s join input i on i.session_id = s.id
         returning session_id, expires_at
       )
-      select s.id as session_id, s.store_id, s.scopes, s.transport, t.expires_at as refresh_expires_at
+      select s.id as session_id, s.store_id, s.scopes, s.transport, s.created_at, t.expires_at as refresh_expires_at
       from session s join token t on t.session_id = s.id`.execute(this.em.getKysely());
     return new Map(rows.map((row) => [row.session_id, row]));
   }

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import { AppConfig } from '../infra/config/app-config.js';
+import { StorefrontEventRecorder } from '../storefront/events/storefront-event-recorder.js';
 import { randomToken, sha256Hex } from '../infra/crypto/secrets.js';
 import type { ResolvedApiKey } from '../stores/api-key.service.js';
 import { isScope, type Scope } from '../common/scopes.js';
@@ -64,6 +65,7 @@ export class SessionService {
     private readonly tokens: TokenService,
     private readonly writer: SessionWriter,
     private readonly config: AppConfig,
+    private readonly events: StorefrontEventRecorder,
   ) {}
 
   async mint(key: ResolvedApiKey, transport: Transport, requestedScopes?: string[]): Promise<IssuedSession> {
@@ -71,6 +73,7 @@ export class SessionService {
     const refreshToken = REFRESH_TOKEN_PREFIX + randomToken(32);
     const row = await this.writer.create({ apiKeyId: key.id, scopes, transport, refreshTokenHash: sha256Hex(refreshToken) });
     if (!row) throw new ApiError('INVALID_API_KEY');
+    this.events.record({ storeId: row.store_id, sessionId: row.session_id, kind: 'session_started', occurredAt: new Date(row.created_at) });
     return this.issue(row, refreshToken, new Date(row.refresh_expires_at));
   }
 
