@@ -269,7 +269,7 @@ function checkReferences(batch: ActivityBatch, shopperIds: Set<string>, pickupLo
       (order) => !shopper(order.shopperId) || (order.pickupLocationId !== null && !pickupLocationIds.has(order.pickupLocationId)),
     ) ||
     batch.lines.some((line) => !orderIds.has(line.orderId)) ||
-    batch.payments.some((payment) => !orderIds.has(payment.orderId)) ||
+    batch.payments.some((payment) => payment.orderId !== null && !orderIds.has(payment.orderId)) ||
     batch.refunds.some((refund) => !orderIds.has(refund.orderId)) ||
     batch.searches.some((search) => !shopper(search.shopperId));
   if (dangling) throw new Error('a batch of demo activity refers to a row that is not written before it');

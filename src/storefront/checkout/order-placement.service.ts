@@ -78,7 +78,7 @@ export class OrderPlacementService {
         if (replay) return replay;
         throw error;
       }
-      authorization = await this.payments.authorize(body.card!.token, priced.totals.total, priced.cart.currency, key);
+      authorization = await this.payments.authorize(owner.storeId, body.card!.token, priced.totals.total, priced.cart.currency, key);
     }
 
     let outcome: Outcome;
