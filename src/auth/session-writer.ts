@@ -1,6 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { Scope } from '../common/scopes.js';
 import type { Transport } from './entities/session.entity.js';
@@ -85,4 +85,35 @@ export class SessionWriter {
       from session s join token t on t.session_id = s.id`.execute(this.em.getKysely());
     return new Map(rows.map((row) => [row.session_id, row]));
   }
+}
+
+/** Why a history session is revoked from the start: it was never live, and no key minted it. */
+export const HISTORY_SESSION_REASON = 'history';
+
+/** A session of the store's past (the demo's history), which searches and orders of that past name. Times are epoch seconds. */
+export interface HistorySession {
+  id: string;
+  /** The shopper signed in on it, from `shopperAttachedAt`; null for a guest. */
+  shopperId: string | null;
+  shopperAttachedAt: number | null;
+  startedAt: number;
+  endedAt: number;
+}
+
+/**
+ * History sessions in bulk: the `new_sessions` part of a WITH statement, over unnest()ed arrays. Such a
+ * session has no API key, no scope and no refresh token, and is revoked (`history`) when it ended, so
+ * nothing can ever act in it; it exists so that the rows of that past can name their session.
+ */
+export function historySessionInserts(storeId: string, sessions: HistorySession[]): RawBuilder<unknown> {
+  return sql`
+    new_sessions as (
+      insert into sessions (id, store_id, api_key_id, scopes, transport, created_at, shopper_id, shopper_attached_at, revoked_at, revoked_reason)
+      select s.id, ${storeId}, null, '{}', 'bearer', to_timestamp(s.started_at), s.shopper_id, to_timestamp(s.attached_at),
+             to_timestamp(s.ended_at), ${HISTORY_SESSION_REASON}
+      from unnest(${sessions.map((s) => s.id)}::uuid[], ${sessions.map((s) => s.shopperId)}::uuid[],
+                  ${sessions.map((s) => s.shopperAttachedAt)}::float8[], ${sessions.map((s) => s.startedAt)}::float8[],
+                  ${sessions.map((s) => s.endedAt)}::float8[])
+        as s(id, shopper_id, attached_at, started_at, ended_at)
+    )`;
 }

@@ -3,6 +3,7 @@ import { Migration0002ShoppersAndOrders } from './0002-shoppers-and-orders.js';
 import { Migration0003Search } from './0003-search.js';
 import { Migration0004IdempotencyClaims } from './0004-idempotency-claims.js';
 import { Migration0006StorefrontEvents } from './0006-storefront-events.js';
+import { Migration0008HistorySessions } from './0008-history-sessions.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -16,4 +17,5 @@ export const MIGRATIONS = [
   { name: '0003-search', class: Migration0003Search },
   { name: '0004-idempotency-claims', class: Migration0004IdempotencyClaims },
   { name: '0006-storefront-events', class: Migration0006StorefrontEvents },
+  { name: '0008-history-sessions', class: Migration0008HistorySessions },
 ];
