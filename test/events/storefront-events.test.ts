@@ -28,7 +28,7 @@ describe('storefront events: each funnel step recorded once per real action (con
   const eventsOf = async (sessionId: string) => {
     await t.app.get(StorefrontEventRecorder).drain();
     return t.db.rows<EventRow>(
-      'select kind, product_id, order_id, occurred_at from storefront_events where session_id = $1 and store_id = $2 order by id',
+      'select kind, product_id, order_id, occurred_at from storefront_events where session_id = $1 and store_id = $2 order by occurred_at, id',
       [sessionId, store.storeId],
     );
   };

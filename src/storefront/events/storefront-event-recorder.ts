@@ -113,7 +113,7 @@ export interface NewStorefrontEvent {
 
 /**
  * The one way storefront events are written (the live recorder, the demo's history): the
- * `new_storefront_events` part of a WITH statement, over unnest()ed arrays, in the given order.
+ * `new_storefront_events` part of a WITH statement, over unnest()ed arrays.
  */
 export function eventInserts(events: NewStorefrontEvent[]): RawBuilder<unknown> {
   return sql`
@@ -123,7 +123,6 @@ export function eventInserts(events: NewStorefrontEvent[]): RawBuilder<unknown> 
       from unnest(
         ${events.map((e) => e.storeId)}::uuid[], ${events.map((e) => e.sessionId)}::uuid[], ${events.map((e) => e.kind)}::text[],
         ${events.map((e) => e.productId)}::uuid[], ${events.map((e) => e.orderId)}::uuid[], ${events.map((e) => e.occurredAt)}::float8[]
-      ) with ordinality as e(store_id, session_id, kind, product_id, order_id, occurred_at, position)
-      order by e.position
+      ) as e(store_id, session_id, kind, product_id, order_id, occurred_at)
     )`;
 }
