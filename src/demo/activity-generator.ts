@@ -18,7 +18,7 @@ import type { HistorySession } from '../auth/session-writer.js';
 import { DemoPeople, type DemoAddress, type DemoPerson } from './people.js';
 import { apportion, between, DynamicWeights, pick, randomStream, WeightedTable, type Random } from './random.js';
 import type { PoolQuery } from './search-queries.js';
-import { conversionFactors, writeDaySessions, type SearchRow, type SessionEvent, type SessionOrder } from './sessions.js';
+import { conversionFactors, historySessionId, writeDaySessions, type SearchRow, type SessionEvent, type SessionOrder } from './sessions.js';
 
 export interface StoreProduct {
   id: string;
@@ -213,7 +213,7 @@ export function* generateActivity(context: StoreContext, options: ActivityOption
         }
         buyer = { person: regulars.get(index), shopperIndex: index };
       }
-      const sessionId = randomUUID();
+      const sessionId = historySessionId(placedAt);
       const shopperId = buyer.shopperIndex === null ? null : shopperIds[buyer.shopperIndex];
       const placed = placeOrder(rng, context, batch, {
         person: buyer.person,

