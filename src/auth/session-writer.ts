@@ -18,7 +18,8 @@ export interface CreatedSession {
   store_id: string;
   scopes: Scope[];
   transport: Transport;
-  created_at: Date;
+  /** The session's creation time in epoch seconds, to the microsecond. */
+  created_epoch: number;
   refresh_expires_at: Date;
 }
 
@@ -81,7 +82,8 @@ export class SessionWriter {
         from session s join input i on i.session_id = s.id
         returning session_id, expires_at
       )
-      select s.id as session_id, s.store_id, s.scopes, s.transport, s.created_at, t.expires_at as refresh_expires_at
+      select s.id as session_id, s.store_id, s.scopes, s.transport, extract(epoch from s.created_at)::float8 as created_epoch,
+             t.expires_at as refresh_expires_at
       from session s join token t on t.session_id = s.id`.execute(this.em.getKysely());
     return new Map(rows.map((row) => [row.session_id, row]));
   }

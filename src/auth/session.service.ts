@@ -73,7 +73,7 @@ export class SessionService {
     const refreshToken = REFRESH_TOKEN_PREFIX + randomToken(32);
     const row = await this.writer.create({ apiKeyId: key.id, scopes, transport, refreshTokenHash: sha256Hex(refreshToken) });
     if (!row) throw new ApiError('INVALID_API_KEY');
-    this.events.record({ storeId: row.store_id, sessionId: row.session_id, kind: 'session_started', occurredAt: new Date(row.created_at) });
+    this.events.record({ storeId: row.store_id, sessionId: row.session_id, kind: 'session_started', occurredAt: row.created_epoch });
     return this.issue(row, refreshToken, new Date(row.refresh_expires_at));
   }
 

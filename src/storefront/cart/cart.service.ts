@@ -141,13 +141,7 @@ export class CartService {
         update carts set updated_at = now() where id = (select cart_id from item)`.execute(db);
       return { view: renderCart(cart, await this.lines(em, cart.id)), productId: variant.product_id };
     });
-    this.events.record({
-      storeId: principal.storeId,
-      sessionId: principal.sessionId,
-      kind: 'cart_line_added',
-      productId,
-      occurredAt: new Date(),
-    });
+    this.events.record({ storeId: principal.storeId, sessionId: principal.sessionId, kind: 'cart_line_added', productId });
     return view;
   }
 

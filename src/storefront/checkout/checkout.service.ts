@@ -97,7 +97,7 @@ export class CheckoutService {
     const cart = await this.carts.findActive(this.em, owner);
     if (!cart) throw new ApiError('CART_EMPTY');
     const { quote } = await this.price(this.em, cart, await this.nonEmptyLines(this.em, cart));
-    this.events.record({ storeId: principal.storeId, sessionId: principal.sessionId, kind: 'checkout_quoted', occurredAt: new Date() });
+    this.events.record({ storeId: principal.storeId, sessionId: principal.sessionId, kind: 'checkout_quoted' });
     return quote;
   }
 

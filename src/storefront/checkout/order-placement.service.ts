@@ -92,13 +92,7 @@ export class OrderPlacementService {
       if (authorization) await this.payments.release(authorization);
       return { order: await this.orders.detail(this.em, owner.storeId, outcome.orderId), replayed: true };
     }
-    this.events.record({
-      storeId: owner.storeId,
-      sessionId: principal.sessionId,
-      kind: 'order_placed',
-      orderId: outcome.orderId,
-      occurredAt: new Date(),
-    });
+    this.events.record({ storeId: owner.storeId, sessionId: principal.sessionId, kind: 'order_placed', orderId: outcome.orderId });
     if (authorization) await this.payments.captureAfterPlacement(outcome.orderId, authorization);
     this.confirm(owner.storeId, contact, outcome);
     return { order: await this.orders.detail(this.em, owner.storeId, outcome.orderId), replayed: false };

@@ -10,9 +10,14 @@ export interface EventToRecord {
   kind: StorefrontEventKind;
   productId?: string | null;
   orderId?: string | null;
-  /** When it happened: a batch is written a moment later, in one statement. */
-  occurredAt: Date;
+  /**
+   * When it happened, in epoch seconds (to the microsecond when it is a time PostgreSQL wrote); the
+   * moment it is recorded unless given. A batch is written a moment later, in one statement.
+   */
+  occurredAt?: number;
 }
+
+type QueuedEvent = EventToRecord & { occurredAt: number };
 
 const MAX_BATCH = 1000;
 /**
@@ -31,7 +36,7 @@ const MAX_REMEMBERED_VIEWS = 100_000;
 @Injectable()
 export class StorefrontEventRecorder implements OnApplicationShutdown {
   private readonly logger = new Logger(StorefrontEventRecorder.name);
-  private queue: EventToRecord[] = [];
+  private queue: QueuedEvent[] = [];
   private scheduled = false;
   private writing: Promise<void> | null = null;
   private readonly viewed = new Set<string>();
@@ -39,7 +44,7 @@ export class StorefrontEventRecorder implements OnApplicationShutdown {
   constructor(private readonly em: EntityManager) {}
 
   record(event: EventToRecord): void {
-    this.queue.push(event);
+    this.queue.push({ ...event, occurredAt: event.occurredAt ?? Date.now() / 1000 });
     this.schedule();
   }
 
@@ -52,7 +57,7 @@ export class StorefrontEventRecorder implements OnApplicationShutdown {
     if (this.viewed.has(pair)) return;
     if (this.viewed.size >= MAX_REMEMBERED_VIEWS) this.viewed.delete(this.viewed.values().next().value!);
     this.viewed.add(pair);
-    this.record({ storeId, sessionId, kind: 'product_viewed', productId, occurredAt: new Date() });
+    this.record({ storeId, sessionId, kind: 'product_viewed', productId });
   }
 
   /** Resolves once everything recorded so far is written (or has failed). */
@@ -88,14 +93,14 @@ export class StorefrontEventRecorder implements OnApplicationShutdown {
       });
   }
 
-  private async insert(batch: EventToRecord[]): Promise<void> {
+  private async insert(batch: QueuedEvent[]): Promise<void> {
     const events = batch.map((event) => ({
       storeId: event.storeId,
       sessionId: event.sessionId,
       kind: event.kind,
       productId: event.productId ?? null,
       orderId: event.orderId ?? null,
-      occurredAt: event.occurredAt.getTime() / 1000,
+      occurredAt: event.occurredAt,
     }));
     await sql`with ${eventInserts(events)} select 1`.execute(this.em.getKysely());
   }
