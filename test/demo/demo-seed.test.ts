@@ -616,7 +616,7 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
       ordered: 300,
       events: seeded.storefrontEvents,
     });
-  });
+  }, 60_000);
 
   it('keeps every store to itself: lines of its own variants, rows of its own shoppers and orders', async () => {
     const out = await one(
