@@ -207,6 +207,8 @@ async function captureQueries(databaseUrl, store) {
       { sign: async () => ({ token: 'x', expiresAt: new Date() }) },
       new SessionWriter(em),
       loadConfig({}),
+      // The session_started event goes out apart from the mint, in the recorder's own batched statement.
+      { record: () => undefined },
     );
     const mint = await take(() =>
       sessions.mint({ id: store.apiKeyId, storeId: store.storeId, scopes: [...SCOPES], rateLimitPerMinute: 1 }, 'bearer'),

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { StorefrontEventsModule } from '../storefront/events/storefront-events.module.js';
 import { StoresModule } from '../stores/stores.module.js';
 import { AccessGuard } from './access/access.guard.js';
 import { AuthController } from './auth.controller.js';
@@ -19,6 +20,7 @@ import { TokenService } from './token.service.js';
 @Module({
   imports: [
     StoresModule,
+    StorefrontEventsModule,
     SigningModule,
     DashboardModule,
     ThrottlerModule.forRootAsync({

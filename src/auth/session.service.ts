@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import { AppConfig } from '../infra/config/app-config.js';
+import { StorefrontEventRecorder } from '../storefront/events/storefront-event-recorder.js';
 import { randomToken, sha256Hex } from '../infra/crypto/secrets.js';
 import { isWellFormedRefreshToken, newRefreshToken, replayRevokesSession, rotateRefreshToken } from './refresh-tokens.js';
 import type { ResolvedApiKey } from '../stores/api-key.service.js';
@@ -61,6 +62,7 @@ export class SessionService {
     private readonly tokens: TokenService,
     private readonly writer: SessionWriter,
     private readonly config: AppConfig,
+    private readonly events: StorefrontEventRecorder,
   ) {}
 
   async mint(key: ResolvedApiKey, transport: Transport, requestedScopes?: string[]): Promise<IssuedSession> {
@@ -68,6 +70,7 @@ export class SessionService {
     const refreshToken = newRefreshToken();
     const row = await this.writer.create({ apiKeyId: key.id, scopes, transport, refreshTokenHash: sha256Hex(refreshToken) });
     if (!row) throw new ApiError('INVALID_API_KEY');
+    this.events.record({ storeId: row.store_id, sessionId: row.session_id, kind: 'session_started', occurredAt: row.created_epoch });
     return this.issue(row, refreshToken, new Date(row.refresh_expires_at));
   }
 

@@ -86,18 +86,20 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'demo seed': {
-    usage: 'demo seed --store STORE_ID [--products N] [--orders N] [--seed N]',
-    options: ['store', 'products', 'orders', 'seed'],
+    usage: 'demo seed --store STORE_ID [--products N] [--orders N] [--seed N] [--sessions-per-order N]',
+    options: ['store', 'products', 'orders', 'seed', 'sessions-per-order'],
     check: async (options) => {
       uuid(options, 'store');
       wholeNumber(options, 'products', 1, 1_000_000);
       wholeNumber(options, 'orders', 0, 5_000_000);
       wholeNumber(options, 'seed', 0, 2 ** 31);
+      wholeNumber(options, 'sessions-per-order', 1, 100);
     },
     run: async (app, options) => {
       const storeId = await existingStore(app, options);
       const productCount = wholeNumber(options, 'products', 1, 1_000_000);
       const seed = wholeNumber(options, 'seed', 0, 2 ** 31);
+      const sessionsPerOrder = wholeNumber(options, 'sessions-per-order', 1, 100);
       const [{ DemoStoreService }, { CatalogueNotEmptyError }, { DEFAULT_DEMO_ORDERS, StoreHasActivityError }] = await Promise.all([
         import('../demo/demo-store.service.js'),
         import('../storefront/catalogue/catalogue-writer.js'),
@@ -116,7 +118,7 @@ export const COMMANDS: Record<string, Command> = {
             }
           : undefined;
       try {
-        const seeded = await app.get(DemoStoreService).seed(storeId, { productCount, seed, orders, onProgress });
+        const seeded = await app.get(DemoStoreService).seed(storeId, { productCount, seed, orders, sessionsPerOrder, onProgress });
         return { storeId, seeded };
       } catch (error) {
         if (error instanceof CatalogueNotEmptyError) throw new CommandError('CATALOGUE_NOT_EMPTY', error.message);

@@ -14,9 +14,11 @@ import type {
 } from '../storefront/orders/order-writer.js';
 import type { PaymentMethod } from '../storefront/payments/payment-methods.js';
 import type { NewPayment } from '../storefront/payments/payments.service.js';
+import type { HistorySession } from '../auth/session-writer.js';
 import { DemoPeople, type DemoAddress, type DemoPerson } from './people.js';
 import { apportion, between, DynamicWeights, pick, randomStream, WeightedTable, type Random } from './random.js';
 import type { PoolQuery } from './search-queries.js';
+import { conversionFactors, historySessionId, writeDaySessions, type SearchRow, type SessionEvent, type SessionOrder } from './sessions.js';
 
 export interface StoreProduct {
   id: string;
@@ -38,15 +40,6 @@ export interface StoreContext {
   resultCounts: Map<string, number>;
 }
 
-/** A search of the history: recorded without a session, at `createdAt` (epoch seconds). */
-export interface SearchRow {
-  shopperId: string | null;
-  query: string;
-  locale: Locale;
-  resultCount: number;
-  createdAt: number;
-}
-
 export interface ActivityBatch {
   shoppers: NewShopper[];
   addresses: NewAddress[];
@@ -55,6 +48,9 @@ export interface ActivityBatch {
   payments: NewPayment[];
   refunds: NewRefund[];
   refundLines: NewRefundLine[];
+  /** The sessions that searches and orders name; the others exist only in their events. */
+  sessions: HistorySession[];
+  events: SessionEvent[];
   searches: SearchRow[];
 }
 
@@ -62,7 +58,9 @@ export interface ActivityOptions {
   seed: number;
   orders: number;
   anchor: Date;
-  /** Orders per yielded batch (a batch closes at the end of a day once it holds this many). */
+  /** Sessions started for each order placed (the inverse of the conversion rate), on average over the history. */
+  sessionsPerOrder: number;
+  /** Orders per yielded batch (a batch closes at the end of a day once it holds this many, or 80 times as many events). */
   batchSize: number;
 }
 
@@ -126,22 +124,31 @@ const seconds = (ms: number) => Math.round(ms / SECOND);
 const secondsOrNull = (ms: number | null, anchor: number) => (ms === null || ms > anchor ? null : seconds(ms));
 
 /**
- * Shoppers, their addresses, orders with lines and payments, and searches of one store over the 18
- * months before the anchor, day by day in time order, in batches. Deterministic for (seed, orders,
- * anchor, catalogue); memory holds one batch plus a few bytes per shopper and order.
+ * Shoppers, their addresses, orders with lines and payments, and the sessions of one store with their
+ * funnel events and searches, over the 18 months before the anchor, day by day in time order, in
+ * batches. Deterministic for (seed, orders, sessions per order, anchor, catalogue); memory holds one
+ * batch plus a few bytes per shopper and order.
  */
 export function* generateActivity(context: StoreContext, options: ActivityOptions): Generator<ActivityBatch> {
   const timeline = demoTimeline(options.anchor, randomStream(options.seed, 1));
   const { anchor, windowStart, days } = timeline;
   const rng = randomStream(options.seed, 2);
   const searchRng = randomStream(options.seed, 3);
+  const sessionRng = randomStream(options.seed, 6);
   const people = new DemoPeople(options.seed);
   const weights = days.map((day) => day.weight);
   const ordersPerDay = apportion(options.orders, weights);
   const searchesPerDay = apportion(Math.round(options.orders * SEARCHES_PER_ORDER), weights);
+  const conversion = conversionFactors(sessionRng, days);
+  const sessionsPerDay = apportion(
+    Math.round(options.orders * options.sessionsPerOrder),
+    days.map((day, d) => day.weight / conversion[d]),
+  );
   const demand = new ProductDemand(context.products, randomStream(options.seed, 4));
 
   const shopperIds: string[] = [];
+  /** Epoch ms. */
+  const shopperCreatedAt: number[] = [];
   const shopperEmails: string[] = [];
   const emails = new Set<string>();
   const appetite = new DynamicWeights();
@@ -154,6 +161,7 @@ export function* generateActivity(context: StoreContext, options: ActivityOption
     const index = appetite.add(comesBack);
     const id = randomUUID();
     shopperIds.push(id);
+    shopperCreatedAt.push(signedUpAt);
     let email = `${person.emailLocal}@${person.emailDomain}`;
     for (let n = 2; emails.has(email); n++) email = `${person.emailLocal}${n}@${person.emailDomain}`;
     emails.add(email);
@@ -181,6 +189,7 @@ export function* generateActivity(context: StoreContext, options: ActivityOption
     const progress = d / Math.max(1, days.length - 1);
     const products = demand.tableFor(day, d);
     const shoppersAtDayStart = shopperIds.length;
+    const ordersToday: SessionOrder[] = [];
     let newToday = 0;
 
     for (const placedAt of timesOfDay(rng, day, ordersPerDay[d], anchor)) {
@@ -204,15 +213,26 @@ export function* generateActivity(context: StoreContext, options: ActivityOption
         }
         buyer = { person: regulars.get(index), shopperIndex: index };
       }
-      placeOrder(rng, context, batch, {
+      const sessionId = historySessionId(placedAt);
+      const shopperId = buyer.shopperIndex === null ? null : shopperIds[buyer.shopperIndex];
+      const placed = placeOrder(rng, context, batch, {
         person: buyer.person,
-        shopperId: buyer.shopperIndex === null ? null : shopperIds[buyer.shopperIndex],
+        sessionId,
+        shopperId,
         email: buyer.shopperIndex === null ? guestEmail(buyer.person) : shopperEmails[buyer.shopperIndex],
         placedAt,
         day,
         progress,
         anchor,
         products,
+      });
+      ordersToday.push({
+        ...placed,
+        sessionId,
+        placedAt,
+        shopperId,
+        shopperSince: buyer.shopperIndex === null ? null : shopperCreatedAt[buyer.shopperIndex],
+        locale: buyer.person.locale,
       });
     }
 
@@ -223,21 +243,31 @@ export function* generateActivity(context: StoreContext, options: ActivityOption
       createShopper(people.person('shopper', shopperIds.length), signedUpAt, rng() < IDLE_LATER_BUYS ? appetiteOf() / 2 : 0);
     }
 
-    for (const createdAt of timesOfDay(searchRng, day, searchesPerDay[d], anchor)) {
-      const byShopper = shoppersAtDayStart > 0 && searchRng() < SEARCHES_BY_SHOPPERS;
-      const shopperIndex = byShopper ? Math.floor(searchRng() * shoppersAtDayStart) : null;
-      const locale: Locale = shopperIndex === null ? (searchRng() < ARABIC_SHARE ? 'ar' : 'en') : regulars.get(shopperIndex).locale;
-      const query = context.queries[locale].draw(searchRng);
-      batch.searches.push({
-        shopperId: shopperIndex === null ? null : shopperIds[shopperIndex],
-        query: query.query,
-        locale,
-        resultCount: context.resultCounts.get(query.normalized) ?? 0,
-        createdAt: seconds(createdAt),
-      });
-    }
+    writeDaySessions(
+      sessionRng,
+      {
+        day,
+        anchor,
+        sessions: sessionsPerDay[d],
+        conversion: conversion[d] / options.sessionsPerOrder,
+        orders: ordersToday,
+        searches: searchesPerDay[d],
+        products,
+        visitor: () => {
+          const shopperIndex =
+            shoppersAtDayStart > 0 && searchRng() < SEARCHES_BY_SHOPPERS ? Math.floor(searchRng() * shoppersAtDayStart) : null;
+          if (shopperIndex === null) return { shopperId: null, locale: searchRng() < ARABIC_SHARE ? 'ar' : 'en' };
+          return { shopperId: shopperIds[shopperIndex], locale: regulars.get(shopperIndex).locale };
+        },
+        query: (locale) => {
+          const query = context.queries[locale].draw(searchRng);
+          return { query: query.query, resultCount: context.resultCounts.get(query.normalized) ?? 0 };
+        },
+      },
+      batch,
+    );
 
-    if (batch.orders.length >= options.batchSize || d === days.length - 1) {
+    if (batch.orders.length >= options.batchSize || batch.events.length >= 80 * options.batchSize || d === days.length - 1) {
       yield batch;
       batch = emptyBatch();
     }
@@ -246,6 +276,7 @@ export function* generateActivity(context: StoreContext, options: ActivityOption
 
 interface OrderInput {
   person: DemoPerson;
+  sessionId: string;
   shopperId: string | null;
   email: string;
   placedAt: number;
@@ -255,7 +286,13 @@ interface OrderInput {
   products: WeightedTable<StoreProduct>;
 }
 
-function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, input: OrderInput): void {
+/** Writes the order into the batch; what its session needs of it. */
+function placeOrder(
+  rng: Random,
+  context: StoreContext,
+  batch: ActivityBatch,
+  input: OrderInput,
+): Pick<SessionOrder, 'id' | 'productIds' | 'paymentMethod' | 'total'> {
   const { person, placedAt, anchor } = input;
   const address = person.addresses.length > 1 && rng() >= 0.8 ? pick(rng, person.addresses.slice(1)) : person.addresses[0];
   const pickupNearby = context.pickupLocations.filter((location) => location.city === address.city);
@@ -361,7 +398,7 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
   const delivered = status === 'completed' ? deliveredAt : null;
   batch.orders.push({
     id,
-    sessionId: null,
+    sessionId: input.sessionId,
     shopperId: input.shopperId,
     email: input.email,
     locale: person.locale,
@@ -434,6 +471,7 @@ function placeOrder(rng: Random, context: StoreContext, batch: ActivityBatch, in
       updatedAt: at,
     });
   }
+  return { id, productIds: priced.map((line) => line.product.id), paymentMethod, total: totals.total };
 }
 
 /** The first variants of a product sell more (the default size or colour). */
@@ -494,7 +532,7 @@ function guestEmail(person: DemoPerson): string {
   return `${person.emailLocal}@${person.emailDomain}`;
 }
 
-/** Sorted instants of a day's orders (or searches), by the day's hour-of-day curve, before the anchor. */
+/** Sorted instants of a day's orders, by the day's hour-of-day curve, before the anchor. */
 function timesOfDay(rng: Random, day: DemoDay, count: number, anchor: number): number[] {
   const times = new Float64Array(count);
   for (let i = 0; i < count; i++) {
@@ -505,7 +543,18 @@ function timesOfDay(rng: Random, day: DemoDay, count: number, anchor: number): n
 }
 
 function emptyBatch(): ActivityBatch {
-  return { shoppers: [], addresses: [], orders: [], lines: [], payments: [], refunds: [], refundLines: [], searches: [] };
+  return {
+    shoppers: [],
+    addresses: [],
+    orders: [],
+    lines: [],
+    payments: [],
+    refunds: [],
+    refundLines: [],
+    sessions: [],
+    events: [],
+    searches: [],
+  };
 }
 
 /** How likely each product is to be in a basket on a day: Zipf-like popularity, seasons, launched products only. */

@@ -6,11 +6,14 @@ import { DAY, SECOND, windowStartOf } from './calendar.js';
 import { randomStream } from './random.js';
 import { buildQueryPool, type CatalogueWords } from './search-queries.js';
 import { shopperInserts } from '../account/shopper-writer.js';
+import { historySessionInserts } from '../auth/session-writer.js';
+import { eventInserts } from '../storefront/events/storefront-event-recorder.js';
 import { backdateProducts } from '../storefront/catalogue/catalogue-writer.js';
 import { assertLinesWritten, orderInserts, refundInserts, type OrderBatch } from '../storefront/orders/order-writer.js';
 import { paymentInserts } from '../storefront/payments/payments.service.js';
 import { searchInserts } from '../storefront/search/search-recorder.js';
 import { correctQuery, FEW_RESULTS } from '../storefront/search/spelling.js';
+import { DEFAULT_SESSIONS_PER_ORDER, MAX_SESSIONS_PER_ORDER } from './sessions.js';
 
 export const DEFAULT_DEMO_ORDERS = 2000;
 export const MAX_DEMO_ORDERS = 5_000_000;
@@ -25,11 +28,16 @@ export interface ActivityCounts {
   orderLines: number;
   payments: number;
   searches: number;
+  /** Sessions of the funnel (each has a session_started event); those that searched or ordered are also session rows. */
+  sessions: number;
+  storefrontEvents: number;
 }
 
 export interface ActivityOptions {
   seed: number;
   orders: number;
+  /** Sessions for each order, on average (DEFAULT_SESSIONS_PER_ORDER, about 3 % conversion, unless given). */
+  sessionsPerOrder?: number;
   /** The end of the history (default: the start of the current UTC day). */
   anchor: Date;
   onProgress?: (ordersWritten: number, ordersTotal: number) => void;
@@ -45,8 +53,9 @@ export class StoreHasActivityError extends Error {
 type Db = Kysely<unknown>;
 
 /**
- * Writes generated shoppers, addresses, orders, payments and searches into one store, straight into
- * the tables, all in one transaction (a failure leaves no activity behind). Batches are single
+ * Writes generated shoppers, addresses, orders, payments, searches, sessions and their storefront events
+ * into one store, through the owning areas' bulk writers, all in one transaction (a failure leaves no
+ * activity behind). Batches are single
  * multi-row statements over unnest()ed arrays; the next batch is generated while one is written.
  */
 export class DemoActivitySeeder {
@@ -64,6 +73,8 @@ export class DemoActivitySeeder {
     if (!Number.isSafeInteger(options.orders) || options.orders < 0 || options.orders > MAX_DEMO_ORDERS) {
       throw new RangeError(`orders must be a whole number from 0 to ${MAX_DEMO_ORDERS}, got ${options.orders}`);
     }
+    const sessionsPerOrder = options.sessionsPerOrder ?? DEFAULT_SESSIONS_PER_ORDER;
+    assertSessionsPerOrder(sessionsPerOrder);
     return this.em.fork().transactional(async (em) => {
       const db = em.getKysely() as unknown as Db;
       // JIT compiling these one-off statements costs more than running them.
@@ -80,12 +91,22 @@ export class DemoActivitySeeder {
       await this.enterBulkMode(db);
       const shopperIds = new Set<string>();
       const pickupLocationIds = new Set(context.pickupLocations.map((location) => location.id));
-      const total: ActivityCounts = { shoppers: 0, addresses: 0, orders: 0, orderLines: 0, payments: 0, searches: 0 };
+      const total: ActivityCounts = {
+        shoppers: 0,
+        addresses: 0,
+        orders: 0,
+        orderLines: 0,
+        payments: 0,
+        searches: 0,
+        sessions: 0,
+        storefrontEvents: 0,
+      };
       let writing: Promise<void> = Promise.resolve();
       for (const batch of generateActivity(context, {
         seed: options.seed,
         orders: options.orders,
         anchor: options.anchor,
+        sessionsPerOrder,
         batchSize: BATCH_ORDERS,
       })) {
         checkReferences(batch, shopperIds, pickupLocationIds);
@@ -97,6 +118,8 @@ export class DemoActivitySeeder {
           total.orderLines += batch.lines.length;
           total.payments += batch.payments.length;
           total.searches += batch.searches.length;
+          total.sessions += batch.events.filter((event) => event.kind === 'session_started').length;
+          total.storefrontEvents += batch.events.length;
           options.onProgress?.(total.orders, options.orders);
         });
         // Let the statement go out before the next batch is generated, so both work at once.
@@ -105,8 +128,9 @@ export class DemoActivitySeeder {
       await writing;
       // A seed that changes the tables by more than autovacuum's 10% gets fresh statistics now, or the
       // planner keeps its old guesses for the reports until autovacuum comes round.
-      if (total.orders > 0.1 * before[0].rows)
-        await sql`analyze shoppers, addresses, orders, order_lines, payments, refunds, refund_lines, searches`.execute(db);
+      if (total.orders > 0.1 * before[0].rows) {
+        await sql`analyze shoppers, addresses, sessions, orders, order_lines, payments, refunds, refund_lines, searches, storefront_events`.execute(db);
+      }
       return total;
     });
   }
@@ -180,8 +204,9 @@ export class DemoActivitySeeder {
   private async enterBulkMode(db: Db): Promise<void> {
     const { rows } = await sql<{ bulk: boolean }>`
       select current_setting('is_superuser') = 'on' and not exists (
-        select 1 from pg_trigger where not tgisinternal and tgname not like 'insights\_%'
-          and tgrelid = any (array['shoppers', 'addresses', 'orders', 'order_lines', 'payments', 'refunds', 'refund_lines', 'searches']::regclass[])
+        select 1 from pg_trigger where not tgisinternal and tgname not like 'insights\\_%'
+          and tgrelid = any (array['shoppers', 'addresses', 'sessions', 'orders', 'order_lines', 'payments', 'refunds', 'refund_lines',
+                                   'searches', 'storefront_events']::regclass[])
       ) as bulk`.execute(db);
     if (rows[0].bulk) await sql`set local session_replication_role = replica`.execute(db);
   }
@@ -250,11 +275,13 @@ export class DemoActivitySeeder {
   /** One batch in one statement (one round trip): its rows reference each other, and foreign keys are checked at its end. */
   private async write(db: Db, orderBatch: OrderBatch, batch: ActivityBatch): Promise<void> {
     const { storeId, currency } = orderBatch;
-    const { shoppers, addresses, orders, lines, payments, refunds, refundLines, searches } = batch;
+    const { shoppers, addresses, sessions, orders, lines, payments, refunds, refundLines, searches, events } = batch;
     const { rows } = await sql<{ lines: string }>`
-      with ${shopperInserts(storeId, shoppers, addresses)}, ${orderInserts(orderBatch, orders, lines)}, ${paymentInserts(storeId, currency, payments)},
+      with ${shopperInserts(storeId, shoppers, addresses)}, ${historySessionInserts(storeId, sessions)},
+           ${orderInserts(orderBatch, orders, lines)}, ${paymentInserts(storeId, currency, payments)},
            ${refundInserts(orderBatch, refunds, refundLines)},
-           ${searchInserts(searches.map((q) => ({ ...q, storeId, sessionId: null, searchedAt: q.createdAt })))}
+           ${searchInserts(searches.map((q) => ({ ...q, storeId, searchedAt: q.createdAt })))},
+           ${eventInserts(events.map((event) => ({ ...event, storeId })))}
       -- every data-modifying part runs to completion whether or not it is read
       select count(*) as lines from new_lines`.execute(db);
     assertLinesWritten(orderBatch, lines.length, Number(rows[0].lines));
@@ -265,15 +292,28 @@ export class DemoActivitySeeder {
 function checkReferences(batch: ActivityBatch, shopperIds: Set<string>, pickupLocationIds: Set<string>): void {
   for (const shopper of batch.shoppers) shopperIds.add(shopper.id);
   const orderIds = new Set(batch.orders.map((order) => order.id));
+  // A session lies within its day, so what names it is in its batch.
+  const sessionIds = new Set(batch.sessions.map((session) => session.id));
   const shopper = (id: string | null) => id === null || shopperIds.has(id);
+  const session = (id: string | null) => id === null || sessionIds.has(id);
   const dangling =
     batch.addresses.some((address) => !shopperIds.has(address.shopperId)) ||
+    batch.sessions.some((row) => !shopper(row.shopperId)) ||
     batch.orders.some(
-      (order) => !shopper(order.shopperId) || (order.pickupLocationId !== null && !pickupLocationIds.has(order.pickupLocationId)),
+      (order) =>
+        !shopper(order.shopperId) ||
+        !session(order.sessionId) ||
+        (order.pickupLocationId !== null && !pickupLocationIds.has(order.pickupLocationId)),
     ) ||
     batch.lines.some((line) => !orderIds.has(line.orderId)) ||
-    batch.payments.some((payment) => !orderIds.has(payment.orderId)) ||
+    batch.payments.some((payment) => payment.orderId !== null && !orderIds.has(payment.orderId)) ||
     batch.refunds.some((refund) => !orderIds.has(refund.orderId)) ||
-    batch.searches.some((search) => !shopper(search.shopperId));
+    batch.searches.some((search) => !shopper(search.shopperId) || !session(search.sessionId));
   if (dangling) throw new Error('a batch of demo activity refers to a row that is not written before it');
+}
+
+export function assertSessionsPerOrder(sessionsPerOrder: number): void {
+  if (!Number.isSafeInteger(sessionsPerOrder) || sessionsPerOrder < 1 || sessionsPerOrder > MAX_SESSIONS_PER_ORDER) {
+    throw new RangeError(`sessions per order must be a whole number from 1 to ${MAX_SESSIONS_PER_ORDER}, got ${sessionsPerOrder}`);
+  }
 }

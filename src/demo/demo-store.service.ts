@@ -4,7 +4,13 @@ import { sql } from 'kysely';
 import { RollupMaintainer } from '../insights/rollups/rollup-maintainer.js';
 import { StaffMembers } from '../auth/staff/staff-members.service.js';
 import { StoreService, type CreatedStore } from '../stores/store.service.js';
-import { DemoActivitySeeder, DEFAULT_DEMO_ORDERS, MAX_DEMO_ORDERS, type ActivityCounts } from './activity-seeder.js';
+import {
+  assertSessionsPerOrder,
+  DemoActivitySeeder,
+  DEFAULT_DEMO_ORDERS,
+  MAX_DEMO_ORDERS,
+  type ActivityCounts,
+} from './activity-seeder.js';
 import { startOfUtcDay } from './calendar.js';
 import { CatalogueNotEmptyError, CatalogueWriter, type CatalogueCounts } from '../storefront/catalogue/catalogue-writer.js';
 import { buildDemoCatalogue } from './demo-catalogue.js';
@@ -16,8 +22,10 @@ export type DemoSeedCounts = CatalogueCounts & ActivityCounts;
 export interface DemoSeedOptions {
   seed?: number;
   productCount?: number;
-  /** Orders over the past 18 months, with their shoppers and searches; 0 (the default here) seeds the catalogue only. */
+  /** Orders over the past 18 months, with their shoppers, sessions and searches; 0 (the default here) seeds the catalogue only. */
   orders?: number;
+  /** Sessions for each order (default DEFAULT_SESSIONS_PER_ORDER, about 3 % conversion): fewer for huge seeds. */
+  sessionsPerOrder?: number;
   /** The end of the order history; by default the start of the current UTC day, so a seed gives the same data all day. */
   anchor?: Date;
   onProgress?: (ordersWritten: number, ordersTotal: number) => void;
@@ -32,7 +40,16 @@ export interface DemoStore extends CreatedStore {
   owner: { id: string; email: string; password: string };
 }
 
-const NO_ACTIVITY: ActivityCounts = { shoppers: 0, addresses: 0, orders: 0, orderLines: 0, payments: 0, searches: 0 };
+const NO_ACTIVITY: ActivityCounts = {
+  shoppers: 0,
+  addresses: 0,
+  orders: 0,
+  orderLines: 0,
+  payments: 0,
+  searches: 0,
+  sessions: 0,
+  storefrontEvents: 0,
+};
 
 /** The demo store a newcomer gets on first start, and `demo seed` for any store. */
 @Injectable()
@@ -61,6 +78,7 @@ export class DemoStoreService {
     if (!Number.isSafeInteger(orders) || orders < 0 || orders > MAX_DEMO_ORDERS) {
       throw new RangeError(`orders must be a whole number from 0 to ${MAX_DEMO_ORDERS}, got ${orders}`);
     }
+    if (options.sessionsPerOrder !== undefined) assertSessionsPerOrder(options.sessionsPerOrder);
     if (orders > 0) {
       const { rows } = await sql<{ found: boolean }>`
         select exists (select 1 from products where store_id = ${storeId}) as found`.execute(this.em.getKysely());
@@ -72,6 +90,7 @@ export class DemoStoreService {
     const activity = await this.activity.seed(storeId, {
       seed,
       orders,
+      sessionsPerOrder: options.sessionsPerOrder,
       anchor: options.anchor ?? startOfUtcDay(new Date()),
       onProgress: options.onProgress,
     });

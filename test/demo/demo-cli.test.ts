@@ -27,10 +27,38 @@ describe('demo seed on the command line', () => {
     }
   });
 
+  it('refuses a bad --sessions-per-order before opening any database', async () => {
+    const unreachable = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    const store = '00000000-0000-4000-8000-000000000000';
+    const runs = await Promise.all(
+      ['0', '101', '2.5'].map((value) => cli(unreachable, 'demo', 'seed', '--store', store, '--sessions-per-order', value)),
+    );
+    for (const run of runs) {
+      expect(run.code, run.stdout).toBe(2);
+      expect(run.json.error.code).toBe('USAGE');
+      expect(run.json.error.message).toMatch(/--sessions-per-order must be a whole number from 1 to 100/);
+      expect(run.json.error.message).toMatch(/\[--sessions-per-order N\]/);
+    }
+  });
+
   it('prints the counts of what it wrote as JSON, and refuses the same store again', async () => {
     const created = await cli({}, 'store', 'create', '--name', 'Demo CLI');
     const storeId = created.json.store.id;
-    const run = await cli({}, 'demo', 'seed', '--store', storeId, '--orders', '300', '--products', '40', '--seed', '3');
+    const run = await cli(
+      {},
+      'demo',
+      'seed',
+      '--store',
+      storeId,
+      '--orders',
+      '300',
+      '--products',
+      '40',
+      '--seed',
+      '3',
+      '--sessions-per-order',
+      '4',
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.json).toEqual({
       storeId,
@@ -45,6 +73,8 @@ describe('demo seed on the command line', () => {
         orderLines: expect.any(Number),
         payments: expect.any(Number),
         searches: expect.any(Number),
+        sessions: expect.any(Number),
+        storefrontEvents: expect.any(Number),
       },
     });
     const { rows } = await db.query(
@@ -57,11 +87,16 @@ describe('demo seed on the command line', () => {
               (select count(*)::int from orders where store_id = $1) as orders,
               (select count(*)::int from order_lines where store_id = $1) as "orderLines",
               (select count(*)::int from payments where store_id = $1) as payments,
-              (select count(*)::int from searches where store_id = $1) as searches`,
+              (select count(*)::int from searches where store_id = $1) as searches,
+              (select count(*)::int from storefront_events where store_id = $1 and kind = 'session_started') as sessions,
+              (select count(*)::int from storefront_events where store_id = $1) as "storefrontEvents"`,
       [storeId],
     );
     expect(rows[0]).toEqual(run.json.seeded);
     expect(run.json.seeded.shoppers).toBeGreaterThan(50);
+    // About 4 sessions per order (a day has at least as many sessions as orders).
+    expect(run.json.seeded.sessions).toBeGreaterThanOrEqual(1200);
+    expect(run.json.seeded.sessions).toBeLessThan(1250);
 
     const again = await cli({}, 'demo', 'seed', '--store', storeId, '--orders', '10');
     expect(again.code).toBe(1);

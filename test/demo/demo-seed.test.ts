@@ -27,7 +27,7 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
 
   /** Everything seeded into a store, without its ids: equal for equal seeds. */
   const fingerprint = (storeId: string) =>
-    one<{ orders: string; shoppers: string; searches: string }>(
+    one<{ orders: string; shoppers: string; searches: string; events: string; sessions: string }>(
       `select
          (select md5(string_agg(concat_ws('|', o.email, o.locale, o.status, o.payment_method, o.payment_status, o.fulfilment_type,
                   o.fulfilment_status, o.shipping_method_code, o.shipping_address::text, o.item_count, o.subtotal, o.shipping_total,
@@ -45,9 +45,16 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
           cross join lateral (select string_agg(concat_ws(',', a.label, a.line1, a.line2, a.district, a.city, a.country, a.is_default_shipping),
                                                 ',' order by a.created_at, a.label) as text from addresses a where a.shopper_id = s.id) addresses
           where s.store_id = $1) as shoppers,
-         (select md5(string_agg(concat_ws('|', q.query, q.normalized_query, q.locale, q.result_count, q.created_at, s.email), ';'
-                  order by q.created_at, q.query, s.email))
-          from searches q left join shoppers s on s.id = q.shopper_id where q.store_id = $1) as searches`,
+         (select md5(string_agg(concat_ws('|', q.query, q.normalized_query, q.locale, q.result_count, q.created_at, s.email, ss.created_at), ';'
+                  order by q.created_at, q.query, s.email, ss.created_at))
+          from searches q left join shoppers s on s.id = q.shopper_id left join sessions ss on ss.id = q.session_id
+          where q.store_id = $1) as searches,
+         (select md5(string_agg(line, ';' order by line)) from (
+            select concat_ws('|', min(e.occurred_at) over (partition by e.session_id), e.kind, e.occurred_at, p.slug, o.email, o.placed_at) as line
+            from storefront_events e left join products p on p.id = e.product_id left join orders o on o.id = e.order_id
+            where e.store_id = $1) events) as events,
+         (select md5(string_agg(concat_ws('|', ss.created_at, ss.revoked_at, sh.email), ';' order by ss.created_at, ss.revoked_at, sh.email))
+          from sessions ss left join shoppers sh on sh.id = ss.shopper_id where ss.store_id = $1) as sessions`,
       [storeId],
     );
 
@@ -65,6 +72,8 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
     expect(fc.orders).not.toBe(fa.orders);
     expect(fc.shoppers).not.toBe(fa.shoppers);
     expect(fc.searches).not.toBe(fa.searches);
+    expect(fc.events).not.toBe(fa.events);
+    expect(fc.sessions).not.toBe(fa.sessions);
   });
 
   it('writes the counts it reports, with about one shopper for every 2 to 4 orders', async () => {
@@ -116,7 +125,7 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
               count(*) filter (where o.fulfilment_type = 'delivery' and (o.shipping_address is null or o.shipping_total <>
                                  case when m.free_over is not null and o.subtotal >= m.free_over then 0 else m.price end))::int as wrong_shipping,
               count(*) filter (where o.refunded_total < 0 or o.refunded_total > o.total)::int as wrong_refund,
-              count(*) filter (where o.currency <> 'SAR' or not o.prices_include_tax or o.session_id is not null)::int as wrong_settings,
+              count(*) filter (where o.currency <> 'SAR' or not o.prices_include_tax or o.session_id is null)::int as wrong_settings,
               count(*) filter (where o.shipping_total = 0 and o.fulfilment_type = 'delivery')::int as free_deliveries
        from orders o join sums s on s.order_id = o.id
        left join shipping_methods m on m.store_id = o.store_id and m.code = o.shipping_method_code
@@ -395,6 +404,219 @@ describe('demo seed: shoppers, orders and searches (issue 3)', () => {
     const live = t.app.get(SearchService);
     for (const { query, logged } of sample) expect((await live.search(a, { q: query })).total, query).toBe(logged);
   });
+
+  it('starts sessions every day with the funnel’s drop-off, the day’s orders at its end', async () => {
+    const days = await t.db.rows<{
+      day: string;
+      sessions: number;
+      viewed: number;
+      carted: number;
+      quoted: number;
+      ordered: number;
+      orders: number;
+    }>(
+      `with per_session as (
+         select session_id, min(occurred_at) as started, bool_or(kind = 'product_viewed') as viewed, bool_or(kind = 'cart_line_added') as carted,
+                bool_or(kind = 'checkout_quoted') as quoted, bool_or(kind = 'order_placed') as ordered
+         from storefront_events where store_id = $1 group by session_id),
+       funnel as (
+         select (started at time zone 'Asia/Riyadh')::date as day, count(*)::int as sessions, count(*) filter (where viewed)::int as viewed,
+                count(*) filter (where carted)::int as carted, count(*) filter (where quoted)::int as quoted,
+                count(*) filter (where ordered)::int as ordered
+         from per_session group by 1),
+       placed as (select (placed_at at time zone 'Asia/Riyadh')::date as day, count(*)::int as orders from orders where store_id = $1 group by 1)
+       select coalesce(f.day, p.day)::text as day, coalesce(f.sessions, 0) as sessions, coalesce(f.viewed, 0) as viewed,
+              coalesce(f.carted, 0) as carted, coalesce(f.quoted, 0) as quoted, coalesce(f.ordered, 0) as ordered, coalesce(p.orders, 0) as orders
+       from funnel f full join placed p on p.day = f.day order by 1`,
+      [a],
+    );
+    // Every local day of the history, none missing.
+    expect(days[0].day).toBe('2025-05-22');
+    expect(days.at(-1)!.day).toBe('2026-11-20');
+    expect(days).toHaveLength((Date.parse('2026-11-20') - Date.parse('2025-05-22')) / DAY + 1);
+    for (const day of days) {
+      const steps = [day.sessions, day.viewed, day.carted, day.quoted, day.ordered];
+      expect(steps, day.day).toEqual([...steps].sort((x, y) => y - x));
+      expect(day.ordered, day.day).toBe(day.orders);
+      expect(day.sessions, day.day).toBeGreaterThan(0);
+    }
+
+    const sum = (pick: (day: (typeof days)[number]) => number) => days.reduce((total, day) => total + pick(day), 0);
+    const sessions = sum((day) => day.sessions);
+    expect(sum((day) => day.ordered)).toBe(ORDERS);
+    expect(sum((day) => day.viewed) / sessions).toBeGreaterThan(0.55);
+    expect(sum((day) => day.viewed) / sessions).toBeLessThan(0.65);
+    expect(sum((day) => day.carted) / sessions).toBeGreaterThan(0.08);
+    expect(sum((day) => day.carted) / sessions).toBeLessThan(0.13);
+    expect(sum((day) => day.quoted) / sessions).toBeGreaterThan(0.04);
+    expect(sum((day) => day.quoted) / sessions).toBeLessThan(0.065);
+    expect(ORDERS / sessions).toBeGreaterThan(0.028);
+    expect(ORDERS / sessions).toBeLessThan(0.032);
+
+    // Each day converts at 2-4 % or near it (a day's few orders are whole numbers), sales days better.
+    const conversion = (list: typeof days) => list.reduce((n, day) => n + day.ordered, 0) / list.reduce((n, day) => n + day.sessions, 0);
+    const usual = days.filter((day) => day.ordered / day.sessions >= 0.015 && day.ordered / day.sessions <= 0.05);
+    expect(usual.length / days.length).toBeGreaterThan(0.9);
+    const sales = days.filter((day) => ['2025-11-11', '2025-11-28', '2025-11-29', '2025-11-30', '2025-12-01'].includes(day.day));
+    const around = days.filter((day) => day.day >= '2025-10-01' && day.day <= '2026-01-31' && !sales.includes(day));
+    expect(sales).toHaveLength(5);
+    expect(conversion(sales)).toBeGreaterThan(1.1 * conversion(around));
+  });
+
+  it('keeps each session’s events together: minutes apart, in funnel order, within its day; each order ends a session that took every step', async () => {
+    const sessions = await one(
+      `with gaps as (
+         select session_id, kind, occurred_at, product_id,
+                occurred_at - lag(occurred_at) over (partition by session_id order by occurred_at, id) as gap
+         from storefront_events where store_id = $1),
+       per_session as (
+         select session_id, min(occurred_at) as started, max(occurred_at) as ended, max(gap) as longest_gap,
+                count(*) filter (where kind = 'session_started') as starts, min(occurred_at) filter (where kind = 'session_started') as started_event,
+                count(*) filter (where kind = 'product_viewed') as views, count(distinct product_id) filter (where kind = 'product_viewed') as products,
+                count(*) filter (where kind = 'order_placed') as orders
+         from gaps group by session_id)
+       select count(*)::int as sessions,
+              count(*) filter (where starts <> 1 or started_event <> started)::int as bad_start,
+              count(*) filter (where (started at time zone 'Asia/Riyadh')::date <> (ended at time zone 'Asia/Riyadh')::date)::int as across_days,
+              count(*) filter (where longest_gap > interval '10 minutes' or ended - started > interval '2 hours')::int as too_long,
+              count(*) filter (where views <> products)::int as viewed_twice,
+              count(*) filter (where orders > 1)::int as ordered_twice,
+              count(*) filter (where ended >= $2)::int as future,
+              (select percentile_cont(0.5) within group (order by extract(epoch from gap)) from gaps where gap is not null) as median_gap
+       from per_session`,
+      [a, ANCHOR],
+    );
+    expect(sessions).toMatchObject({ bad_start: 0, across_days: 0, too_long: 0, viewed_twice: 0, ordered_twice: 0, future: 0 });
+    expect(sessions.median_gap).toBeGreaterThan(30);
+    expect(sessions.median_gap).toBeLessThan(180);
+
+    const steps = await one(
+      `select count(*) filter (where e.kind = 'cart_line_added' and not exists (
+                select 1 from storefront_events v where v.session_id = e.session_id and v.kind = 'product_viewed'
+                  and v.product_id = e.product_id and v.occurred_at <= e.occurred_at))::int as carted_unseen,
+              count(*) filter (where e.kind = 'checkout_quoted' and not exists (
+                select 1 from storefront_events c where c.session_id = e.session_id and c.kind = 'cart_line_added'
+                  and c.occurred_at <= e.occurred_at))::int as quoted_empty_cart,
+              count(*) filter (where e.kind = 'order_placed' and not exists (
+                select 1 from storefront_events q where q.session_id = e.session_id and q.kind = 'checkout_quoted'
+                  and q.occurred_at <= e.occurred_at))::int as ordered_unquoted,
+              count(*) filter (where e.kind in ('product_viewed', 'cart_line_added') and e.product_id is null
+                                  or e.kind not in ('product_viewed', 'cart_line_added') and e.product_id is not null
+                                  or (e.kind = 'order_placed') <> (e.order_id is not null))::int as wrong_columns,
+              count(*) filter (where e.product_id is not null and not exists (
+                select 1 from products p where p.id = e.product_id and p.store_id = e.store_id and p.created_at <= e.occurred_at))::int as unknown_products
+       from storefront_events e where e.store_id = $1`,
+      [a],
+    );
+    expect(steps).toEqual({ carted_unseen: 0, quoted_empty_cart: 0, ordered_unquoted: 0, wrong_columns: 0, unknown_products: 0 });
+
+    const orders = await one(
+      `select count(*)::int as orders, count(e.id)::int as events,
+              count(*) filter (where e.occurred_at <> o.placed_at or e.session_id <> o.session_id)::int as wrong_event,
+              count(*) filter (where e.occurred_at < (select max(x.occurred_at) from storefront_events x where x.session_id = e.session_id))::int as not_last,
+              count(*) filter (where (select array_agg(distinct l.product_id order by l.product_id) from order_lines l where l.order_id = o.id)
+                                  <> (select array_agg(distinct c.product_id order by c.product_id) from storefront_events c
+                                      where c.session_id = e.session_id and c.kind = 'cart_line_added'))::int as other_products,
+              count(*) filter (where s.id is null or s.api_key_id is not null or s.revoked_reason <> 'history'
+                                  or s.shopper_id is distinct from o.shopper_id
+                                  or s.created_at <> (select min(x.occurred_at) from storefront_events x where x.session_id = o.session_id)
+                                  or s.revoked_at <> e.occurred_at)::int as wrong_session_row
+       from orders o
+       left join storefront_events e on e.order_id = o.id and e.kind = 'order_placed'
+       left join sessions s on s.id = o.session_id
+       where o.store_id = $1`,
+      [a],
+    );
+    expect(orders).toEqual({ orders: ORDERS, events: ORDERS, wrong_event: 0, not_last: 0, other_products: 0, wrong_session_row: 0 });
+  });
+
+  it('gives every search a session, and a believable share of searching sessions adds to the cart or orders after searching', async () => {
+    const searches = await one(
+      `select count(*)::int as searches,
+              count(*) filter (where s.id is null)::int as without_session,
+              count(*) filter (where s.api_key_id is not null or s.revoked_reason is distinct from 'history' or s.store_id <> q.store_id)::int as not_history,
+              count(*) filter (where q.created_at < s.created_at or q.created_at > s.revoked_at)::int as outside_session,
+              count(*) filter (where q.shopper_id is distinct from s.shopper_id and q.shopper_id is not null)::int as other_shopper,
+              count(*) filter (where q.shopper_id is not null)::float / count(*) as by_shoppers,
+              count(*) filter (where not exists (
+                select 1 from storefront_events e where e.session_id = q.session_id and e.kind = 'session_started'
+                  and e.occurred_at <= q.created_at))::int as not_after_start
+       from searches q left join sessions s on s.id = q.session_id where q.store_id = $1`,
+      [a],
+    );
+    expect(searches).toMatchObject({ without_session: 0, not_history: 0, outside_session: 0, other_shopper: 0, not_after_start: 0 });
+    expect(searches.by_shoppers).toBeGreaterThan(0.2);
+
+    // Session rows are there for what names them, and nothing can act in them.
+    const rows = await one(
+      `select count(*)::int as rows,
+              count(*) filter (where not exists (select 1 from searches q where q.session_id = s.id)
+                                 and not exists (select 1 from orders o where o.session_id = s.id))::int as unnamed,
+              count(*) filter (where s.revoked_at is null or s.api_key_id is not null or cardinality(s.scopes) > 0)::int as usable,
+              (select count(*) from refresh_tokens r join sessions x on x.id = r.session_id where x.store_id = $1)::int as refresh_tokens
+       from sessions s where s.store_id = $1`,
+      [a],
+    );
+    expect(rows).toMatchObject({ unnamed: 0, usable: 0, refresh_tokens: 0 });
+    expect(rows.rows).toBeGreaterThan(ORDERS);
+
+    const followed = await one(
+      `with searching as (select distinct session_id from searches where store_id = $1),
+       after as (
+         select s.session_id,
+                exists (select 1 from searches q join storefront_events e on e.session_id = q.session_id and e.kind = 'cart_line_added'
+                          and e.occurred_at between q.created_at and q.created_at + interval '30 minutes'
+                        where q.session_id = s.session_id) as carted,
+                exists (select 1 from searches q join storefront_events e on e.session_id = q.session_id and e.kind = 'order_placed'
+                          and e.occurred_at between q.created_at and q.created_at + interval '30 minutes'
+                        where q.session_id = s.session_id) as ordered,
+                exists (select 1 from storefront_events e where e.session_id = s.session_id and e.kind = 'order_placed') as ordered_at_all
+         from searching s)
+       select count(*)::int as sessions, count(*) filter (where carted)::float / count(*) as carted, count(*) filter (where ordered)::float / count(*) as ordered,
+              count(*) filter (where ordered_at_all)::float / count(*) as conversion
+       from after`,
+      [a],
+    );
+    expect(followed.carted).toBeGreaterThan(0.15);
+    expect(followed.carted).toBeLessThan(0.3);
+    expect(followed.ordered).toBeGreaterThan(0.03);
+    expect(followed.ordered).toBeLessThan(0.12);
+    // Searchers convert better than the 3 % of all sessions.
+    expect(followed.conversion).toBeGreaterThan(0.06);
+  });
+
+  it('scales the sessions per order down for huge seeds, with the same funnel rules', async () => {
+    const d = await newStore();
+    await expect(t.app.get(DemoStoreService).seed(d, { orders: 10, sessionsPerOrder: 0, anchor: ANCHOR })).rejects.toBeInstanceOf(
+      RangeError,
+    );
+    expect(await t.db.rows('select 1 from products where store_id = $1', [d])).toEqual([]);
+
+    const seeded = await t.app
+      .get(DemoStoreService)
+      .seed(d, { seed: 7, orders: 300, productCount: 40, anchor: ANCHOR, sessionsPerOrder: 2 });
+    expect(seeded.sessions).toBeGreaterThanOrEqual(600);
+    expect(seeded.sessions).toBeLessThan(620);
+    const out = await one(
+      `with per_session as (
+         select session_id, bool_or(kind = 'product_viewed') as viewed, bool_or(kind = 'cart_line_added') as carted,
+                bool_or(kind = 'checkout_quoted') as quoted, bool_or(kind = 'order_placed') as ordered
+         from storefront_events where store_id = $1 group by session_id)
+       select count(*)::int as sessions, count(*) filter (where ordered and not (viewed and carted and quoted))::int as skipped_steps,
+              count(*) filter (where quoted and not carted or carted and not viewed)::int as out_of_order,
+              count(*) filter (where ordered)::int as ordered,
+              (select count(*)::int from storefront_events where store_id = $1) as events
+       from per_session`,
+      [d],
+    );
+    expect(out).toMatchObject({
+      sessions: seeded.sessions,
+      skipped_steps: 0,
+      out_of_order: 0,
+      ordered: 300,
+      events: seeded.storefrontEvents,
+    });
+  }, 60_000);
 
   it('keeps every store to itself: lines of its own variants, rows of its own shoppers and orders', async () => {
     const out = await one(

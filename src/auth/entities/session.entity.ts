@@ -10,11 +10,12 @@ export type Transport = (typeof TRANSPORTS)[number];
 const SessionSchema = defineEntity({
   name: 'Session',
   tableName: 'sessions',
+  checks: [{ name: 'sessions_api_key_or_history', expression: "api_key_id is not null or revoked_reason = 'history'" }],
   properties: {
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     store: () => p.manyToOne(Store).mapToPk(),
-    /** The key that minted the session; only it can refresh the session. */
-    apiKey: () => p.manyToOne(ApiKey).mapToPk().index(),
+    /** The key that minted the session; only it can refresh the session. Null only for a history session (historySessionInserts). */
+    apiKey: () => p.manyToOne(ApiKey).mapToPk().nullable().deleteRule('no action').index(),
     scopes: p.array().columnType('text[]'),
     transport: p.enum(TRANSPORTS),
     createdAt: createdAt(),

@@ -10,6 +10,7 @@ import type { AddressSnapshot } from '../../common/address.js';
 import type { FulfilmentType } from './entities/cart.entity.js';
 import { StoreService } from '../../stores/store.service.js';
 import { adoptGuestOrders } from '../orders/order-writer.js';
+import { StorefrontEventRecorder } from '../events/storefront-event-recorder.js';
 
 export const MAX_LINE_QUANTITY = 999;
 export const MAX_CART_LINES = 100;
@@ -102,6 +103,7 @@ export class CartService {
     private readonly em: EntityManager,
     private readonly shoppers: SessionShoppers,
     private readonly stores: StoreService,
+    private readonly events: StorefrontEventRecorder,
   ) {}
 
   async view(principal: SessionPrincipal): Promise<CartView> {
@@ -114,7 +116,7 @@ export class CartService {
 
   /** Adds `quantity` units of a variant; a variant already in the cart has its quantity increased. */
   async addItem(principal: SessionPrincipal, variantId: string, quantity: number): Promise<CartView> {
-    return this.em.fork().transactional(async (em) => {
+    const { view, productId } = await this.em.fork().transactional(async (em) => {
       const owner = await this.shoppers.ownerOf(principal, em);
       const variant = await purchasableVariant(em, owner.storeId, variantId);
       const cart = await this.activeOrCreated(em, owner);
@@ -137,8 +139,10 @@ export class CartService {
           returning cart_id
         )
         update carts set updated_at = now() where id = (select cart_id from item)`.execute(db);
-      return renderCart(cart, await this.lines(em, cart.id));
+      return { view: renderCart(cart, await this.lines(em, cart.id)), productId: variant.product_id };
     });
+    this.events.record({ storeId: principal.storeId, sessionId: principal.sessionId, kind: 'cart_line_added', productId });
+    return view;
   }
 
   async setQuantity(principal: SessionPrincipal, itemId: string, quantity: number): Promise<CartView> {
@@ -310,8 +314,8 @@ function cartLimitReached(details: Record<string, unknown> = {}): ApiError {
 }
 
 async function purchasableVariant(em: EntityManager, storeId: string, variantId: string) {
-  const { rows } = await sql<{ stock: number; currency: string }>`
-    select pv.stock, pv.currency from product_variants pv join products p on p.id = pv.product_id
+  const { rows } = await sql<{ stock: number; currency: string; product_id: string }>`
+    select pv.stock, pv.currency, pv.product_id from product_variants pv join products p on p.id = pv.product_id
     where pv.id = ${variantId} and pv.store_id = ${storeId} and p.status = 'active'`.execute(em.getKysely());
   if (!rows[0]) throw unavailable(variantId);
   return rows[0];

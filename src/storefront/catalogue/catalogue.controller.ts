@@ -6,6 +6,7 @@ import type { SessionPrincipal } from '../../auth/access/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { sendRendered } from '../../infra/http/rendered-json.js';
+import { StorefrontEventRecorder } from '../events/storefront-event-recorder.js';
 import { CatalogueCache, type CataloguePage, cacheKey } from './catalogue-cache.js';
 import { CatalogueService } from './catalogue.service.js';
 import { BrandPage, BrandResponse, CategoryDetailResponse, CategoryPage, ProductPage, ProductResponse } from './dto/catalogue.response.js';
@@ -22,6 +23,7 @@ export class CatalogueController {
   constructor(
     private readonly catalogue: CatalogueService,
     private readonly cache: CatalogueCache,
+    private readonly events: StorefrontEventRecorder,
   ) {}
 
   @Get('products')
@@ -52,9 +54,11 @@ export class CatalogueController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return this.respond(request, reply, session.storeId, cacheKey(`products/${idOrSlug}`), () =>
+    const { page, productIds } = await this.cache.get(session.storeId, cacheKey(`products/${idOrSlug}`), () =>
       this.catalogue.getProduct(session.storeId, idOrSlug),
     );
+    this.events.productViewed(session.storeId, session.sessionId, productIds[0]);
+    return sendRendered(request, reply, page);
   }
 
   @Get('categories')

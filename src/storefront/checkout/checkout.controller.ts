@@ -61,7 +61,7 @@ export class CheckoutController {
     summary: 'Place the cart as an order, once per Idempotency-Key',
     description:
       'A retry with the same key and body answers the same order (201 with `Idempotent-Replayed: true`); the same key with another body is refused. ' +
-      'Cards are authorised before and captured after the order is written; a declined card writes nothing.',
+      'Cards are authorised before and captured after the order is written; a declined card places nothing (it is recorded as a declined payment).',
   })
   @ApiCreatedResponse({
     type: OrderResponse,

@@ -7,10 +7,11 @@ import { CheckoutController } from './checkout.controller.js';
 import { CheckoutService } from './checkout.service.js';
 import { OrderPlacementService } from './order-placement.service.js';
 import { PaymentsModule } from '../payments/payments.module.js';
+import { StorefrontEventsModule } from '../events/storefront-events.module.js';
 
 /** Quote, fulfilment choice and order placement, with the payment provider strategy. */
 @Module({
-  imports: [AuthModule, CartModule, OrdersModule, PaymentsModule, NotificationsModule],
+  imports: [AuthModule, CartModule, OrdersModule, PaymentsModule, NotificationsModule, StorefrontEventsModule],
   controllers: [CheckoutController],
   providers: [CheckoutService, OrderPlacementService],
 })

@@ -9,6 +9,7 @@ import type { AddressSnapshot } from '../../common/address.js';
 import type { ChooseFulfilmentDto, DeliveryAddressDto } from './dto/choose-fulfilment.dto.js';
 import { shippingPrice, totalsOf, type Totals } from '../pricing/pricing.js';
 import type { Bilingual } from '../../common/bilingual.js';
+import { StorefrontEventRecorder } from '../events/storefront-event-recorder.js';
 
 export interface DeliveryOption {
   code: string;
@@ -88,13 +89,16 @@ export class CheckoutService {
     private readonly em: EntityManager,
     private readonly shoppers: SessionShoppers,
     private readonly carts: CartService,
+    private readonly events: StorefrontEventRecorder,
   ) {}
 
   async quote(principal: SessionPrincipal): Promise<Quote> {
     const owner = await this.shoppers.ownerOf(principal);
     const cart = await this.carts.findActive(this.em, owner);
     if (!cart) throw new ApiError('CART_EMPTY');
-    return (await this.price(this.em, cart, await this.nonEmptyLines(this.em, cart))).quote;
+    const { quote } = await this.price(this.em, cart, await this.nonEmptyLines(this.em, cart));
+    this.events.record({ storeId: principal.storeId, sessionId: principal.sessionId, kind: 'checkout_quoted' });
+    return quote;
   }
 
   async chooseFulfilment(principal: SessionPrincipal, choice: ChooseFulfilmentDto): Promise<Quote> {

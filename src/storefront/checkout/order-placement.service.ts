@@ -18,6 +18,7 @@ import { takeStock } from '../catalogue/stock.js';
 import { insertOrders } from '../orders/order-writer.js';
 import { OrdersService } from '../orders/orders.service.js';
 import { paymentInserts, Payments, type Authorization } from '../payments/payments.service.js';
+import { StorefrontEventRecorder } from '../events/storefront-event-recorder.js';
 import { assertOrderable, CheckoutService, type PricedCart } from './checkout.service.js';
 import type { PlaceOrderDto } from './dto/place-order.dto.js';
 
@@ -53,6 +54,7 @@ export class OrderPlacementService {
     private readonly orders: OrdersService,
     private readonly notifications: NotificationsService,
     private readonly payments: Payments,
+    private readonly events: StorefrontEventRecorder,
   ) {}
 
   /** `key` is the request's Idempotency-Key, already checked (see @IdempotencyKey). */
@@ -76,7 +78,7 @@ export class OrderPlacementService {
         if (replay) return replay;
         throw error;
       }
-      authorization = await this.payments.authorize(body.card!.token, priced.totals.total, priced.cart.currency, key);
+      authorization = await this.payments.authorize(owner.storeId, body.card!.token, priced.totals.total, priced.cart.currency, key);
     }
 
     let outcome: Outcome;
@@ -90,6 +92,7 @@ export class OrderPlacementService {
       if (authorization) await this.payments.release(authorization);
       return { order: await this.orders.detail(this.em, owner.storeId, outcome.orderId), replayed: true };
     }
+    this.events.record({ storeId: owner.storeId, sessionId: principal.sessionId, kind: 'order_placed', orderId: outcome.orderId });
     if (authorization) await this.payments.captureAfterPlacement(outcome.orderId, authorization);
     this.confirm(owner.storeId, contact, outcome);
     return { order: await this.orders.detail(this.em, owner.storeId, outcome.orderId), replayed: false };

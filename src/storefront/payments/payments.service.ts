@@ -8,7 +8,8 @@ import { PAYMENT_PROVIDER, type PaymentProvider } from './payment-provider.js';
 
 /** A payment row to insert. Times are epoch seconds; null means the transaction's `now()`. */
 export interface NewPayment {
-  orderId: string;
+  /** Null for an attempt that never became an order: a declined card. */
+  orderId: string | null;
   provider: string;
   method: PaymentMethod;
   status: PaymentStatus;
@@ -73,10 +74,17 @@ export class Payments {
     @Inject(PAYMENT_PROVIDER) private readonly provider: PaymentProvider,
   ) {}
 
-  /** Reserves `amount` on the card, before any row is locked (no network call under a lock); a decline is PAYMENT_DECLINED. */
-  async authorize(token: string, amount: number, currency: string, idempotencyKey: string): Promise<Authorization> {
+  /**
+   * Reserves `amount` on the card, before any row is locked (no network call under a lock). A decline
+   * is PAYMENT_DECLINED, and is recorded as a `declined` payment of no order (the Insights failed
+   * payments) once the provider has answered.
+   */
+  async authorize(storeId: string, token: string, amount: number, currency: string, idempotencyKey: string): Promise<Authorization> {
     const result = await this.provider.authorize({ token, amount, currency, idempotencyKey });
-    if (!result.approved) throw new ApiError('PAYMENT_DECLINED', { details: { reason: result.reason } });
+    if (!result.approved) {
+      await this.recordDeclined(storeId, amount, currency, result.reason);
+      throw new ApiError('PAYMENT_DECLINED', { details: { reason: result.reason } });
+    }
     return { reference: result.reference, amount };
   }
 
@@ -229,6 +237,25 @@ export class Payments {
     } catch (error) {
       this.logger.error(`payment ${operation} failed for order ${order.id}: ${String(error)}`);
       throw new ApiError('PAYMENT_PROVIDER_FAILED', { details: { operation } });
+    }
+  }
+
+  /** A failure to record the decline is logged: the shopper's answer is the decline either way. */
+  private async recordDeclined(storeId: string, amount: number, currency: string, reason: string): Promise<void> {
+    const declined: NewPayment = {
+      orderId: null,
+      provider: this.provider.name,
+      method: 'card',
+      status: 'declined',
+      amount,
+      reference: null,
+      createdAt: null,
+      updatedAt: null,
+    };
+    try {
+      await sql`with ${paymentInserts(storeId, currency, [declined])} select 1`.execute(this.em.getKysely());
+    } catch (error) {
+      this.logger.error(`declined card payment (${reason}) of store ${storeId} not recorded: ${String(error)}`);
     }
   }
 }

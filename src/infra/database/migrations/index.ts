@@ -5,6 +5,7 @@ import { Migration0004IdempotencyClaims } from './0004-idempotency-claims.js';
 import { Migration0005StaffAndSupport } from './0005-staff-and-support.js';
 import { Migration0006StorefrontEvents } from './0006-storefront-events.js';
 import { Migration0007InsightsRollups } from './0007-insights-rollups.js';
+import { Migration0008HistorySessions } from './0008-history-sessions.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -20,4 +21,5 @@ export const MIGRATIONS = [
   { name: '0005-staff-and-support', class: Migration0005StaffAndSupport },
   { name: '0006-storefront-events', class: Migration0006StorefrontEvents },
   { name: '0007-insights-rollups', class: Migration0007InsightsRollups },
+  { name: '0008-history-sessions', class: Migration0008HistorySessions },
 ];

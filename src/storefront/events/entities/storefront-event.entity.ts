@@ -12,7 +12,7 @@ const StorefrontEventSchema = defineEntity({
   properties: {
     id: p.bigint().primary().autoincrement(),
     store: () => p.manyToOne(Store).mapToPk(),
-    /** Not a foreign key: history sessions (the demo's) have no session row, and sessions may be purged. */
+    /** Not a foreign key: most history sessions (the demo's) have no session row, and sessions may be purged. */
     sessionId: p.uuid(),
     kind: p.enum(STOREFRONT_EVENT_KINDS),
     productId: p.uuid().nullable(),
