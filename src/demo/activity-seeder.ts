@@ -129,7 +129,9 @@ export class DemoActivitySeeder {
       // A seed that changes the tables by more than autovacuum's 10% gets fresh statistics now, or the
       // planner keeps its old guesses for the reports until autovacuum comes round.
       if (total.orders > 0.1 * before[0].rows) {
-        await sql`analyze shoppers, addresses, sessions, orders, order_lines, payments, refunds, refund_lines, searches, storefront_events`.execute(db);
+        await sql`analyze shoppers, addresses, sessions, orders, order_lines, payments, refunds, refund_lines, searches, storefront_events`.execute(
+          db,
+        );
       }
       return total;
     });

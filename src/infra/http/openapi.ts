@@ -19,7 +19,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'apiKey')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
     .addCookieAuth('sf_access', { type: 'apiKey', in: 'cookie', name: 'sf_access' }, 'cookie')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard: a staff or support access token.' }, 'adminBearer')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Dashboard: a staff or support access token.' },
+      'adminBearer',
+    )
     .addCookieAuth('adm_access', { type: 'apiKey', in: 'cookie', name: 'adm_access' }, 'adminCookie')
     .build();
   return SwaggerModule.createDocument(app, config);
