@@ -139,7 +139,3 @@ export const SOURCES: readonly SourceDef[] = [
     dimensions: {},
   },
 ];
-
-export function sourceNamed(name: SourceName): SourceDef {
-  return SOURCES.find((source) => source.name === name)!;
-}
