@@ -4,6 +4,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Bilingual } from '../../common/bilingual.js';
 import { dimensionNamed, isTimeGrain, type DimensionDef } from '../definitions/dimensions.js';
 import { NONE_ID } from '../rollups/rollup-tables.js';
+import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 
 export interface DimensionValue {
   value: string;
@@ -37,6 +38,9 @@ export class DimensionValues {
   async labels(storeId: string, dimension: DimensionDef, values: string[]): Promise<Map<string, Bilingual>> {
     const wanted = [...new Set(values)];
     if (wanted.length === 0) return new Map();
+    // A search query names itself and a tax rate is its percentage: nothing to look up.
+    if (dimension.values.kind === 'query') return new Map(wanted.map((value) => [value, { en: value, ar: value }]));
+    if (dimension.values.kind === 'tax_rate') return new Map(wanted.map((value) => [value, taxRateLabel(Number(value))]));
     const found = await this.lookup(storeId, dimension, { values: wanted });
     return new Map(found.map((row) => [row.value, { en: row.en, ar: row.ar }]));
   }
@@ -127,34 +131,39 @@ export class DimensionValues {
             sql` or `,
           )})`;
     const among = (column: RawBuilder<unknown>) => (by.values ? sql`${column}::text = any(${by.values}::text[])` : sql`true`);
+    // Ids compared as what they are, so that a page's labels are looked up through the primary key.
+    const amongIds = (column: RawBuilder<unknown>, type: 'uuid' | 'bigint') => {
+      if (!by.values) return sql`true`;
+      const valid = by.values.filter((value) => (type === 'uuid' ? UUID_PATTERN.test(value) : /^\d{1,18}$/.test(value)));
+      return sql`${column} = any(${valid}::${sql.raw(type)}[])`;
+    };
     switch (source.kind) {
       case 'catalogue': {
         if (source.entity === 'variant') {
           return sql`select v.id::text as value, p.name_en || ' — ' || v.sku as en, p.name_ar || ' — ' || v.sku as ar
                      from product_variants v join products p on p.id = v.product_id
-                     where v.store_id = ${storeId} and ${among(sql`v.id`)} and ${matches(sql`p.name_en`, sql`p.name_ar`, sql`v.sku`)}`;
+                     where v.store_id = ${storeId} and ${amongIds(sql`v.id`, 'uuid')} and ${matches(sql`p.name_en`, sql`p.name_ar`, sql`v.sku`)}`;
         }
         const table = { product: 'products', category: 'categories', brand: 'brands' }[source.entity];
         return sql`select e.id::text as value, e.name_en as en, e.name_ar as ar from ${sql.table(table)} e
-                   where e.store_id = ${storeId} and ${among(sql`e.id`)} and ${matches(sql`e.name_en`, sql`e.name_ar`)}`;
+                   where e.store_id = ${storeId} and ${amongIds(sql`e.id`, 'uuid')} and ${matches(sql`e.name_en`, sql`e.name_ar`)}`;
       }
       case 'customer':
         return sql`select c.id::text as value, coalesce(nullif(trim(s.first_name || ' ' || s.last_name), '') || ' <' || c.email || '>', c.email) as en,
                           coalesce(nullif(trim(s.first_name || ' ' || s.last_name), '') || ' <' || c.email || '>', c.email) as ar
                    from insights_customers c
                    left join shoppers s on s.store_id = c.store_id and s.email_normalized = c.email
-                   where c.store_id = ${storeId} and ${among(sql`c.id`)} and ${matches(sql`c.email`, sql`s.first_name || ' ' || s.last_name`)}`;
+                   where c.store_id = ${storeId} and ${amongIds(sql`c.id`, 'bigint')} and ${matches(sql`c.email`, sql`s.first_name || ' ' || s.last_name`)}`;
       case 'shipping_method':
         return sql`select m.code as value, m.name_en as en, m.name_ar as ar from shipping_methods m
                    where m.store_id = ${storeId} and ${among(sql`m.code`)} and ${matches(sql`m.name_en`, sql`m.name_ar`, sql`m.code`)}`;
       case 'tax_rate':
         return sql`select distinct t.tax_rate_bps::text as value, (t.tax_rate_bps / 100.0)::float8 || '%' as en,
                           (t.tax_rate_bps / 100.0)::float8 || '٪' as ar
-                   from insights_sales_daily t where t.store_id = ${storeId} and ${among(sql`t.tax_rate_bps`)}
-                     and ${matches(sql`t.tax_rate_bps::text`)}`;
+                   from insights_sales_monthly t where t.store_id = ${storeId} and ${matches(sql`t.tax_rate_bps::text`)}`;
       case 'query':
-        return sql`select distinct t.query as value, t.query as en, t.query as ar from insights_searches_daily t
-                   where t.store_id = ${storeId} and ${among(sql`t.query`)} and ${matches(sql`t.query`)}`;
+        return sql`select distinct t.query as value, t.query as en, t.query as ar from insights_searches_monthly t
+                   where t.store_id = ${storeId} and ${matches(sql`t.query`)}`;
       case 'none':
         if (dimension.name === 'cohort') {
           return sql`select distinct to_char(t.cohort_month, 'YYYY-MM-DD') as value, to_char(t.cohort_month, 'YYYY-MM') as en,
@@ -166,6 +175,12 @@ export class DimensionValues {
         return null;
     }
   }
+}
+
+/** A tax rate in basis points as a percentage: 1500 → 15%. */
+function taxRateLabel(basisPoints: number): Bilingual {
+  const percent = String(basisPoints / 100);
+  return { en: `${percent}%`, ar: `${percent}٪` };
 }
 
 /** Case and letter forms folded the way search folds them, for the fixed lists checked in memory. */

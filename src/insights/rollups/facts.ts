@@ -117,14 +117,15 @@ function measures(table: RollupTable, given: Record<string, RawBuilder<unknown>>
  * The scoped orders with their store's time zone, their place in their customer's history (a
  * customer is an email address) and their money without tax: goods, discounts, shipping.
  */
-function orders(where: RawBuilder<unknown>): RawBuilder<unknown> {
+function orders(where: RawBuilder<unknown>, scope: FoldScope): RawBuilder<unknown> {
   return sql`
     select o.id, o.store_id, s.timezone as tz, o.email, o.placed_at, o.paid_at, o.shipped_at, o.ready_at, o.delivered_at,
            o.cancelled_at, o.promised_by, o.payment_method, o.fulfilment_type, coalesce(o.shipping_method_code, '') as shipping_method,
            o.locale, o.tax_rate_bps, o.prices_include_tax, o.item_count, o.total, o.tax_total, o.shipping_total,
            case when o.placed_as_guest then 'guest' else 'registered' end as customer_kind,
            case when history.earlier_any > 0 then 'returning' else 'new' end as customer_type,
-           history.*,
+           history.first_at, history.previous_any, history.earlier_any, history.first_kind, history.previous_kind,
+           history.earlier_kind, history.first_locale, history.previous_locale, history.earlier_locale,
            date_trunc('month', coalesce(history.first_at, o.placed_at) at time zone s.timezone)::date as cohort_month,
            customer.id as customer_id,
            lines.gross, o.tax_total - lines.tax as shipping_tax,
@@ -138,19 +139,55 @@ function orders(where: RawBuilder<unknown>): RawBuilder<unknown> {
              coalesce(sum(l.tax_amount), 0)::bigint as tax
       from order_lines l where l.order_id = o.id
     ) lines
-    -- the customer's earlier orders: all of them, those placed the same way (signed in or as a guest), those in the same language
-    cross join lateral (
-      select min(p.placed_at) as first_at, max(p.placed_at) as previous_any, count(*) as earlier_any,
-             min(p.placed_at) filter (where p.placed_as_guest = o.placed_as_guest) as first_kind,
-             max(p.placed_at) filter (where p.placed_as_guest = o.placed_as_guest) as previous_kind,
-             count(*) filter (where p.placed_as_guest = o.placed_as_guest) as earlier_kind,
-             min(p.placed_at) filter (where p.locale = o.locale) as first_locale,
-             max(p.placed_at) filter (where p.locale = o.locale) as previous_locale,
-             count(*) filter (where p.locale = o.locale) as earlier_locale
-      from orders p where p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) < (o.placed_at, o.id)
-    ) history
+    ${'storeId' in scope ? storeHistory(scope.storeId) : orderHistory}
     left join insights_customers customer on customer.store_id = o.store_id and customer.email = lower(o.email)
     where ${where}`;
+}
+
+/**
+ * Each order's place in its customer's history, among all of them, those placed the same way (signed
+ * in or as a guest) and those in the same language: the first and the latest earlier order, and how
+ * many came before (counted up to 2: none, one, more is all that matters). `orderHistory` looks up
+ * a few orders' customers through the customer index, a handful of rows each however long their
+ * history; `storeHistory` walks a whole store's orders once, for a rebuild. The rollups test proves
+ * the two agree.
+ */
+const EARLIER = sql`p.store_id = o.store_id and lower(p.email) = lower(o.email) and (p.placed_at, p.id) < (o.placed_at, o.id)`;
+
+function lookup(alike: RawBuilder<unknown>) {
+  return {
+    first: sql`(select p.placed_at from orders p where ${EARLIER} and ${alike} order by p.placed_at, p.id limit 1)`,
+    previous: sql`(select p.placed_at from orders p where ${EARLIER} and ${alike} order by p.placed_at desc, p.id desc limit 1)`,
+    earlier: sql`(select count(*) from (select 1 from orders p where ${EARLIER} and ${alike} limit 2) capped)`,
+  };
+}
+
+const orderHistory = (() => {
+  const any = lookup(sql`true`);
+  const kind = lookup(sql`p.placed_as_guest = o.placed_as_guest`);
+  const locale = lookup(sql`p.locale = o.locale`);
+  return sql`cross join lateral (
+    select ${any.first} as first_at, ${any.previous} as previous_any, ${any.earlier} as earlier_any,
+           ${kind.first} as first_kind, ${kind.previous} as previous_kind, ${kind.earlier} as earlier_kind,
+           ${locale.first} as first_locale, ${locale.previous} as previous_locale, ${locale.earlier} as earlier_locale
+  ) history`;
+})();
+
+function storeHistory(storeId: string): RawBuilder<unknown> {
+  const within = (partition: RawBuilder<unknown>) => ({
+    first: sql`min(p.placed_at) over (partition by ${partition} order by p.placed_at, p.id rows between unbounded preceding and 1 preceding)`,
+    previous: sql`lag(p.placed_at) over (partition by ${partition} order by p.placed_at, p.id)`,
+    earlier: sql`least(row_number() over (partition by ${partition} order by p.placed_at, p.id) - 1, 2)`,
+  });
+  const any = within(sql`lower(p.email)`);
+  const kind = within(sql`lower(p.email), p.placed_as_guest`);
+  const locale = within(sql`lower(p.email), p.locale`);
+  return sql`join (
+    select p.id, ${any.first} as first_at, ${any.previous} as previous_any, ${any.earlier} as earlier_any,
+           ${kind.first} as first_kind, ${kind.previous} as previous_kind, ${kind.earlier} as earlier_kind,
+           ${locale.first} as first_locale, ${locale.previous} as previous_locale, ${locale.earlier} as earlier_locale
+    from orders p where p.store_id = ${storeId}::uuid
+  ) history on history.id = o.id`;
 }
 
 /** An order line's value without tax. */
@@ -228,7 +265,7 @@ function orderPlaced(scope: FoldScope): RawBuilder<unknown>[] {
     registerCustomers(scoped(scope, 'o')),
     statement(
       [
-        ['placed', orders(scoped(scope, 'o'))],
+        ['placed', orders(scoped(scope, 'o'), scope)],
         [
           'sales_facts',
           sql`select o.store_id, o.placed_at as at, o.tz, ${SALES_KEYS}, ${measures(sales, {
@@ -315,7 +352,7 @@ function orderCancelled(scope: FoldScope): RawBuilder<unknown>[] {
     registerCustomers(sql`${scoped(scope, 'o')} and o.cancelled_at is not null`),
     statement(
       [
-        ['cancelled', orders(sql`${scoped(scope, 'o')} and o.cancelled_at is not null`)],
+        ['cancelled', orders(sql`${scoped(scope, 'o')} and o.cancelled_at is not null`, scope)],
         [
           'sales_facts',
           sql`select o.store_id, o.cancelled_at as at, o.tz, ${SALES_KEYS}, ${measures(sales, {
@@ -380,7 +417,7 @@ function refunded(scope: FoldScope): RawBuilder<unknown>[] {
       [
         ['returned', returnedLines(scope)],
         ['shipping_back', refundedShipping(scope)],
-        ['refunded', orders(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r')} and r.reason = 'return')`)],
+        ['refunded', orders(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r')} and r.reason = 'return')`, scope)],
         [
           'sales_facts',
           sql`select o.store_id, x.at, o.tz, ${SALES_KEYS}, ${measures(sales, {
@@ -538,19 +575,22 @@ function storefrontEvents(scope: FoldScope): RawBuilder<unknown>[] {
   // Each session counts once per step, in the hour it started (its session row's creation, else its first event).
   const funnel = sql`
     with incoming as (
-      select e.store_id, e.session_id, bit_or(${STEP_BITS}) as steps, min(e.occurred_at) as first_at
+      select e.store_id, e.session_id, bit_or(${STEP_BITS}) as steps, min(e.occurred_at) as first_at,
+             min(e.occurred_at) filter (where e.kind = 'session_started') as started_at
       from (${events}) e group by e.store_id, e.session_id
     ), located as (
+      -- a session's start from its row, else its session_started event (looked up only when not among these), else its first event
       select i.store_id, i.session_id, i.steps, coalesce(known.steps, 0) as known_steps,
-             coalesce(known.started_hour,
-                      date_trunc('hour', coalesce(session.created_at, started.at, i.first_at) at time zone s.timezone)) as hour
+             coalesce(known.started_hour, date_trunc('hour', coalesce(
+               session.created_at,
+               i.started_at,
+               case when i.started_at is null then (
+                 select min(x.occurred_at) from storefront_events x where x.session_id = i.session_id and x.kind = 'session_started') end,
+               i.first_at) at time zone s.timezone)) as hour
       from incoming i
       join stores s on s.id = i.store_id
       left join insights_funnel_sessions known on known.session_id = i.session_id
       left join sessions session on session.id = i.session_id
-      left join lateral (
-        select min(x.occurred_at) as at from storefront_events x where x.session_id = i.session_id and x.kind = 'session_started'
-      ) started on true
     ), saved as (
       insert into insights_funnel_sessions (session_id, store_id, started_hour, steps)
       select session_id, store_id, hour, steps from located
