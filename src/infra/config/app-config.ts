@@ -75,6 +75,13 @@ export class AppConfig {
   @Max(365)
   SIGNING_KEY_ROTATION_DAYS = 30;
 
+  /** How often each instance folds recorded changes into the Insights rollups (longer batches more per fold). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(60)
+  INSIGHTS_FOLD_SECONDS = 5;
+
   @Transform(toInt)
   @IsInt()
   @Min(1024)

@@ -17,7 +17,7 @@ interface PendingRow {
 }
 
 /**
- * Keeps the rollups current: folds pending changes in (every instance tries each second; one at a
+ * Keeps the rollups current: folds pending changes in (every instance tries every INSIGHTS_FOLD_SECONDS; one at a
  * time holds the lock, so no change is folded twice) and rebuilds a store's rollups from its records.
  * A batch is claimed, folded and removed in one transaction: a failure leaves it pending.
  */

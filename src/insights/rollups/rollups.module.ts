@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { RollupMaintainer } from './rollup-maintainer.js';
 import { RollupScheduler } from './rollup.scheduler.js';
 
-/** The Insights rollups: folded in every second, rebuilt on demand (demo seeds, time-zone changes). */
+/** The Insights rollups: folded in every few seconds (INSIGHTS_FOLD_SECONDS), rebuilt on demand (demo seeds, time-zone changes). */
 @Module({
   providers: [RollupMaintainer, RollupScheduler],
   exports: [RollupMaintainer],
