@@ -23,6 +23,10 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   '0002-shoppers-and-orders': 'bf1b4a97067aae720b9bca05e8c80499145d7c5890847ce01f8a58f9a5cead77',
   '0003-search': '80766ded10653d5e536d5550fc7a9255f222666e22f0d1e76478c075820602cf',
   '0004-idempotency-claims': 'e24435cd824e08f20d736a05fd4baf4f7e0c3837913f4c8e8233319b034c2622',
+  '0005-staff-and-support': 'fd152c0fd45b85cc1176f77622f6236cae09c64bd6806bcea944d6c35db536cf',
+  '0006-storefront-events': '8e7677497de810df6e3a11a623f0be378806888899d6e28a38eba6d80af945bd',
+  '0007-insights-rollups': '17384279acdb21593b8eb4bfea3eb9808fdad681a90b24f8a6cee6c5a87a95ce',
+  '0008-history-sessions': '632b8942d1d4550ec0b1c9d2bc900e1794be80cb9993cd4b679c5755fbc34acd',
 };
 
 describe('schema', () => {
