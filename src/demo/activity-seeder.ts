@@ -33,6 +33,17 @@ export interface ActivityCounts {
   storefrontEvents: number;
 }
 
+export const NO_ACTIVITY: Readonly<ActivityCounts> = {
+  shoppers: 0,
+  addresses: 0,
+  orders: 0,
+  orderLines: 0,
+  payments: 0,
+  searches: 0,
+  sessions: 0,
+  storefrontEvents: 0,
+};
+
 export interface ActivityOptions {
   seed: number;
   orders: number;
@@ -91,16 +102,7 @@ export class DemoActivitySeeder {
       await this.enterBulkMode(db);
       const shopperIds = new Set<string>();
       const pickupLocationIds = new Set(context.pickupLocations.map((location) => location.id));
-      const total: ActivityCounts = {
-        shoppers: 0,
-        addresses: 0,
-        orders: 0,
-        orderLines: 0,
-        payments: 0,
-        searches: 0,
-        sessions: 0,
-        storefrontEvents: 0,
-      };
+      const total: ActivityCounts = { ...NO_ACTIVITY };
       let writing: Promise<void> = Promise.resolve();
       for (const batch of generateActivity(context, {
         seed: options.seed,

@@ -10,6 +10,7 @@ import {
   DEFAULT_DEMO_ORDERS,
   MAX_DEMO_ORDERS,
   type ActivityCounts,
+  NO_ACTIVITY,
 } from './activity-seeder.js';
 import { startOfUtcDay } from './calendar.js';
 import { CatalogueNotEmptyError, CatalogueWriter, type CatalogueCounts } from '../storefront/catalogue/catalogue-writer.js';
@@ -39,17 +40,6 @@ export interface DemoStore extends CreatedStore {
   /** Shown once, in the start banner: only its argon2id hash is kept. */
   owner: { id: string; email: string; password: string };
 }
-
-const NO_ACTIVITY: ActivityCounts = {
-  shoppers: 0,
-  addresses: 0,
-  orders: 0,
-  orderLines: 0,
-  payments: 0,
-  searches: 0,
-  sessions: 0,
-  storefrontEvents: 0,
-};
 
 /** The demo store a newcomer gets on first start, and `demo seed` for any store. */
 @Injectable()
