@@ -34,6 +34,7 @@ import {
   log,
   machineInfo,
   mintToken,
+  requestJson,
   ROOT,
   serviceEnv,
   startService,
@@ -384,28 +385,17 @@ async function sizes(url, storeId) {
 async function signIn(base, url, storeId) {
   const email = `bench-${randomBytes(4).toString('hex')}@insights-bench.example`;
   const added = await cli(url, ['staff', 'add', '--store', storeId, '--email', email, '--name', 'Bench Owner', '--role', 'owner']);
-  const response = await fetch(`${base}/admin/auth/sign-in`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ storeId, email, password: added.password, transport: 'bearer' }),
+  const body = await requestJson(base, 'POST', '/admin/auth/sign-in', {
+    body: { storeId, email, password: added.password, transport: 'bearer' },
+    expect: 201,
   });
-  const body = await response.json();
-  if (response.status !== 201 || typeof body.accessToken !== 'string') {
-    throw new Error(`sign-in answered ${response.status}: ${JSON.stringify(body)}`);
-  }
   let pair = { ...body, at: Date.now() };
   const admin = {
     base,
     /** The current access token: refreshed when it is 10 minutes old (they live 15). */
     async token() {
       if (Date.now() - pair.at > 10 * 60_000) {
-        const refreshed = await fetch(`${base}/admin/auth/refresh`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ refreshToken: pair.refreshToken }),
-        });
-        const next = await refreshed.json();
-        if (refreshed.status !== 200) throw new Error(`refresh answered ${refreshed.status}: ${JSON.stringify(next)}`);
+        const next = await requestJson(base, 'POST', '/admin/auth/refresh', { body: { refreshToken: pair.refreshToken } });
         pair = { ...next, at: Date.now() };
       }
       return pair.accessToken;
@@ -701,23 +691,23 @@ async function baseline(url, storeId, range, overview) {
 async function freshness(base, apiKey, admin) {
   log(`freshness: ${settings.freshnessOrders} orders, one at a time, each until the figures show it`);
   const token = await mintToken(base, apiKey);
-  const page = await storefront(base, 'GET', '/v1/catalogue/products?limit=20', { token });
-  const product = await storefront(base, 'GET', `/v1/catalogue/products/${encodeURIComponent(page.items[0].slug)}`, { token });
+  const page = await requestJson(base, 'GET', '/v1/catalogue/products?limit=20', { token });
+  const product = await requestJson(base, 'GET', `/v1/catalogue/products/${encodeURIComponent(page.items[0].slug)}`, { token });
   const variantId = product.variants[0].id;
   const samples = [];
   const ordersOf = (status) => status.sources.find((source) => source.name === 'orders').rows;
   for (let i = 0; i < settings.freshnessOrders; i++) {
     const statusBefore = await admin.getJson('/admin/insights/status');
     const overviewBefore = await admin.getJson('/admin/insights/reports/overview?last=1');
-    const session = await storefront(base, 'POST', '/v1/auth/anonymous', { headers: { 'x-api-key': apiKey }, body: {}, expect: 201 });
+    const session = await requestJson(base, 'POST', '/v1/auth/anonymous', { headers: { 'x-api-key': apiKey }, body: {}, expect: 201 });
     const shopper = session.accessToken;
-    await storefront(base, 'POST', '/v1/cart/items', { token: shopper, body: { variantId, quantity: 1 } });
-    const quote = await storefront(base, 'POST', '/v1/checkout/quote', { token: shopper, body: {} });
-    await storefront(base, 'POST', '/v1/checkout/fulfilment', {
+    await requestJson(base, 'POST', '/v1/cart/items', { token: shopper, body: { variantId, quantity: 1 } });
+    const quote = await requestJson(base, 'POST', '/v1/checkout/quote', { token: shopper, body: {} });
+    await requestJson(base, 'POST', '/v1/checkout/fulfilment', {
       token: shopper,
       body: { type: 'pickup', pickupLocationId: quote.options.pickup[0].id },
     });
-    await storefront(base, 'POST', '/v1/checkout/orders', {
+    await requestJson(base, 'POST', '/v1/checkout/orders', {
       token: shopper,
       headers: { 'idempotency-key': `insights-bench-${i}-${session.sessionId}` },
       body: { paymentMethod: 'cash_on_delivery', email: `fresh${i}@insights-bench.example` },
@@ -750,23 +740,8 @@ async function freshness(base, apiKey, admin) {
     overviewSeconds: overview,
     statusSeconds: status,
     samples,
-    note: 'a new order is due for folding 5 s after it is placed (insights_orders_inserted), folds run every second; polled every 200 ms',
+    note: 'a new order is due for folding 5 s after it is placed (insights_orders_inserted), then folded within INSIGHTS_FOLD_SECONDS (5 s by default); polled every 200 ms',
   };
-}
-
-async function storefront(base, method, path, { token, body, headers = {}, expect = 200 } = {}) {
-  const response = await fetch(base + path, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body ? { 'content-type': 'application/json' } : {}),
-      ...headers,
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  if (response.status !== expect) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : null;
 }
 
 // --- maintenance cost ------------------------------------------------------------------------------

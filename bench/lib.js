@@ -218,24 +218,32 @@ export async function createBenchStore(databaseUrl) {
   return { storeId, apiKey: issued.apiKey.key, apiKeyId: issued.apiKey.id, seeded: seeded.seeded };
 }
 
-export async function mintToken(base, apiKey) {
-  const response = await fetch(`${base}/v1/auth/anonymous`, {
-    method: 'POST',
-    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-    body: '{}',
+/**
+ * One JSON request to the service: the body sent as JSON, the answer parsed; any status but `expect`
+ * throws with the start of the answer.
+ */
+export async function requestJson(base, method, path, { token, body, headers = {}, expect = 200 } = {}) {
+  const response = await fetch(base + path, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    body: body ? JSON.stringify(body) : undefined,
   });
-  const body = await response.json();
-  if (response.status !== 201 || typeof body.accessToken !== 'string') {
-    throw new Error(`mint answered ${response.status}: ${JSON.stringify(body)}`);
-  }
-  return body.accessToken;
+  const text = await response.text();
+  if (response.status !== expect) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
 }
 
-export async function getJson(base, path, token) {
-  const response = await fetch(base + path, { headers: { authorization: `Bearer ${token}` } });
-  const body = await response.json();
-  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${JSON.stringify(body)}`);
-  return body;
+export async function mintToken(base, apiKey) {
+  const session = await requestJson(base, 'POST', '/v1/auth/anonymous', { headers: { 'x-api-key': apiKey }, body: {}, expect: 201 });
+  return session.accessToken;
+}
+
+export function getJson(base, path, token) {
+  return requestJson(base, 'GET', path, { token });
 }
 
 /** The request definitions of the scenarios, against a running service. */
