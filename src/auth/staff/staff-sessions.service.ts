@@ -9,21 +9,13 @@ import { DashboardPrincipals } from '../dashboard/dashboard-principals.js';
 import { AdminTokenService } from '../dashboard/admin-token.service.js';
 import type { Transport } from '../entities/session.entity.js';
 import { isWellFormedRefreshToken, newRefreshToken, replayRevokesSession, rotateRefreshToken } from '../refresh-tokens.js';
-import { csrfHash } from '../session.service.js';
+import { csrfHash, type IssuedSession } from '../session.service.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from '../token-lifetimes.js';
 import { normalizeStaffEmail } from './staff-members.service.js';
 import { StaffSignInLimiter } from './staff-sign-in-limiter.js';
 
-export interface IssuedStaffSession {
-  sessionId: string;
-  transport: Transport;
-  accessToken: string;
-  accessTokenExpiresAt: Date;
-  refreshToken: string;
-  refreshTokenExpiresAt: Date;
-  /** Cookie transport only: the double-submit token the dashboard echoes in `X-CSRF-Token`. */
-  csrfToken?: string;
-}
+/** What a staff sign-in or refresh issues: a storefront session's pair, without scopes (permissions are read per request). */
+export type IssuedStaffSession = Omit<IssuedSession, 'scopes'>;
 
 export interface StaffSignIn {
   storeId: string;
