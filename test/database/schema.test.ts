@@ -27,6 +27,7 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   '0006-storefront-events': '8e7677497de810df6e3a11a623f0be378806888899d6e28a38eba6d80af945bd',
   '0007-insights-rollups': '17384279acdb21593b8eb4bfea3eb9808fdad681a90b24f8a6cee6c5a87a95ce',
   '0008-history-sessions': '632b8942d1d4550ec0b1c9d2bc900e1794be80cb9993cd4b679c5755fbc34acd',
+  '0009-pending-event-batches': '58b5dae7fe64fe979e37a980a2566403e452569817d83c73e913d2753a7e9666',
 };
 
 describe('schema', () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DemoStoreService } from '../../src/demo/demo-store.service.js';
 import { RollupMaintainer } from '../../src/insights/rollups/rollup-maintainer.js';
@@ -92,6 +93,60 @@ describe('Insights rollups', () => {
     await maintainer.rebuild(store.storeId);
     expect(await rollupsOf(t.db, store.storeId)).toEqual(after);
     expect(after.insights_sales_daily).not.toEqual(before.insights_sales_daily);
+  });
+
+  it('counts each session once per step, whichever of its events is folded in first, and keeps no row for a session that only started', async () => {
+    const fresh = await t.store();
+    const maintainer = t.app.get(RollupMaintainer);
+    const [startOnly, startFirst, viewFirst, viewBeforeStart, neverStarted] = Array.from({ length: 5 }, () => randomUUID());
+    const hour = Date.parse('2026-11-02T10:00:00Z') / 1000;
+    const write = (...events: [string, string, number][]) =>
+      t.db.query(
+        `insert into storefront_events (store_id, session_id, kind, occurred_at)
+         select $1, e.session_id, e.kind, to_timestamp(e.at) from unnest($2::uuid[], $3::text[], $4::float8[]) as e(session_id, kind, at)`,
+        [fresh.storeId, events.map((e) => e[0]), events.map((e) => e[1]), events.map((e) => hour + e[2] * 60)],
+      );
+    const dueBy = new Date(Date.now() + 60_000);
+
+    // One statement, one pending change naming its events.
+    await write([startOnly, 'session_started', 0], [startFirst, 'session_started', 1]);
+    const pending = await t.db.rows(`select kind, cardinality(event_ids) as events from insights_pending where store_id = $1`, [
+      fresh.storeId,
+    ]);
+    expect(pending).toEqual([{ kind: 'storefront_event', events: 2 }]);
+    await foldAll(t.app);
+    await write([startFirst, 'product_viewed', 2], [startFirst, 'cart_line_added', 3]);
+    // Its view is folded in while its start, already written, waits behind it (another instance's batch).
+    await write([viewFirst, 'product_viewed', 5]);
+    await write([viewFirst, 'session_started', 4]);
+    await maintainer.foldDue({ limit: 1, wait: true, dueBy });
+    // Its view is folded in before its start is written at all.
+    await write([viewBeforeStart, 'product_viewed', 7]);
+    await foldAll(t.app);
+    await write([viewBeforeStart, 'session_started', 6]);
+    // No session_started ever: it counts as started with its first event.
+    await write([neverStarted, 'product_viewed', 8], [neverStarted, 'order_placed', 9]);
+    await foldAll(t.app);
+
+    const funnel = async () =>
+      (
+        await t.db.rows(
+          `select sum(sessions)::int as sessions, sum(product_viewed)::int as viewed, sum(added_to_cart)::int as added,
+                  sum(reached_checkout)::int as checkout, sum(ordered)::int as ordered
+           from insights_funnel_hourly where store_id = $1`,
+          [fresh.storeId],
+        )
+      )[0];
+    expect(await funnel()).toEqual({ sessions: 5, viewed: 4, added: 1, checkout: 0, ordered: 1 });
+    const remembered = await t.db.rows<{ session_id: string }>(`select session_id from insights_funnel_sessions where store_id = $1`, [
+      fresh.storeId,
+    ]);
+    expect(remembered.map((row) => row.session_id).sort()).toEqual([startFirst, viewFirst, viewBeforeStart, neverStarted].sort());
+
+    const folded = await rollupsOf(t.db, fresh.storeId);
+    await maintainer.rebuild(fresh.storeId);
+    expect(await rollupsOf(t.db, fresh.storeId)).toEqual(folded);
+    expect(await funnel()).toEqual({ sessions: 5, viewed: 4, added: 1, checkout: 0, ordered: 1 });
   });
 
   it('insights rebuild refuses a missing or malformed store before opening a database', async () => {

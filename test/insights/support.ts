@@ -2,13 +2,15 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { RollupMaintainer } from '../../src/insights/rollups/rollup-maintainer.js';
 import { ROLLUPS } from '../../src/insights/rollups/rollup-tables.js';
+import { StorefrontEventRecorder } from '../../src/storefront/events/storefront-event-recorder.js';
 import type { TestDatabase } from '../support/database.js';
 import { variants, type TestStore } from '../support/fixtures.js';
 import { ok } from '../support/responses.js';
 import type { StorefrontClient } from '../support/storefront-client.js';
 
-/** Folds everything pending, the settling delay of new orders included. */
+/** Writes the storefront events still gathering, then folds everything pending, the settling delay of new orders included. */
 export async function foldAll(app: NestFastifyApplication): Promise<void> {
+  await app.get(StorefrontEventRecorder).drain();
   await app.get(RollupMaintainer).drain({ dueBy: new Date(Date.now() + 60_000) });
 }
 

@@ -12,8 +12,8 @@ const PendingChangeSchema = defineEntity({
     kind: p.text(),
     /** The order, refund, payment or search it is about. */
     refId: p.uuid().nullable(),
-    /** The storefront event it is about. */
-    eventId: p.bigint().nullable(),
+    /** The storefront events it is about: those one statement wrote for the store. */
+    eventIds: p.array().columnType('bigint[]').nullable(),
     dueAt: p.datetime().defaultRaw('now()'),
     createdAt: createdAt(),
   },

@@ -302,6 +302,10 @@ const FunnelHourlySchema = defineEntity({
 export class FunnelHourly extends FunnelHourlySchema.class {}
 FunnelHourlySchema.setClass(FunnelHourly);
 
+/**
+ * What the funnel has counted of a session that went beyond starting (steps as bits: 1 started,
+ * 2 viewed a product, 4 added to its cart, 8 reached checkout, 16 ordered), and the hour it counts in.
+ */
 const FunnelSessionSchema = defineEntity({
   name: 'FunnelSession',
   tableName: 'insights_funnel_sessions',

@@ -567,33 +567,40 @@ function searched(scope: FoldScope): RawBuilder<unknown>[] {
 /** A search is followed by an add-to-cart (an order) when its session adds to its cart (orders) within this many minutes after it. */
 export const FOLLOW_UP_MINUTES = 30;
 
-const STEP_BITS = sql`(case e.kind when 'product_viewed' then 2 when 'cart_line_added' then 4 when 'checkout_quoted' then 8
-                                   when 'order_placed' then 16 else 0 end | 1)`;
+const STEP_BITS = sql`(case e.kind when 'session_started' then 1 when 'product_viewed' then 2 when 'cart_line_added' then 4
+                                   when 'checkout_quoted' then 8 when 'order_placed' then 16 else 0 end)`;
 
 function storefrontEvents(scope: FoldScope): RawBuilder<unknown>[] {
   const events = sql`select e.* from storefront_events e where ${scoped(scope, 'e', 'bigint')}`;
-  // Each session counts once per step, in the hour it started (its session row's creation, else its first event).
+  // Each session counts once per step, in the hour it started (its session_started event, else its
+  // session row's creation, else its first event). A session's start is counted from its session_started
+  // event, whenever that is folded in; a session with none counts as started with its first event.
+  // `insights_funnel_sessions` remembers what was counted of a session beyond its start, so that a
+  // session seen only starting (most of them) costs no row.
   const funnel = sql`
     with incoming as (
       select e.store_id, e.session_id, bit_or(${STEP_BITS}) as steps, min(e.occurred_at) as first_at,
              min(e.occurred_at) filter (where e.kind = 'session_started') as started_at
       from (${events}) e group by e.store_id, e.session_id
-    ), located as (
-      -- a session's start from its row, else its session_started event (looked up only when not among these), else its first event
-      select i.store_id, i.session_id, i.steps, coalesce(known.steps, 0) as known_steps,
-             coalesce(known.started_hour, date_trunc('hour', coalesce(
-               session.created_at,
-               i.started_at,
-               case when i.started_at is null then (
-                 select min(x.occurred_at) from storefront_events x where x.session_id = i.session_id and x.kind = 'session_started') end,
-               i.first_at) at time zone s.timezone)) as hour
+    ), looked_up as (
+      -- a session first seen without its start: its session_started event, if one was written (folded in or not)
+      select i.*, known.session_id is not null as known, coalesce(known.steps, 0) as known_steps, known.started_hour as known_hour,
+             s.timezone,
+             case when known.session_id is null and i.started_at is null then (
+               select min(x.occurred_at) from storefront_events x where x.session_id = i.session_id and x.kind = 'session_started') end
+               as earlier_start
       from incoming i
       join stores s on s.id = i.store_id
       left join insights_funnel_sessions known on known.session_id = i.session_id
-      left join sessions session on session.id = i.session_id
+    ), located as (
+      select store_id, session_id, known, known_steps,
+             steps | (not known and started_at is null and earlier_start is null)::int as steps,
+             coalesce(known_hour, date_trunc('hour', coalesce(
+               started_at, earlier_start, (select created_at from sessions where id = session_id), first_at) at time zone timezone)) as hour
+      from looked_up
     ), saved as (
       insert into insights_funnel_sessions (session_id, store_id, started_hour, steps)
-      select session_id, store_id, hour, steps from located
+      select session_id, store_id, hour, steps from located where known or steps & ~1 <> 0
       on conflict (session_id) do update set steps = insights_funnel_sessions.steps | excluded.steps
     ), reached as (
       select store_id, hour, steps & ~known_steps as new_steps from located

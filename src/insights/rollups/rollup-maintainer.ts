@@ -13,7 +13,7 @@ const SERIALIZATION_FAILURE = '40001';
 interface PendingRow {
   kind: PendingKind;
   ref_id: string | null;
-  event_id: string | null;
+  event_ids: string[] | null;
 }
 
 /**
@@ -40,13 +40,23 @@ export class RollupMaintainer {
         const { rows } = await sql<{ taken: boolean }>`select pg_try_advisory_xact_lock(${ROLLUP_LOCK}) as taken`.execute(db);
         if (!rows[0].taken) return 0;
       }
-      // `= any(array(…))`: the batch is chosen once, whatever the planner guesses of a table it rarely sees full.
+      // A batch is up to `limit` changes, a row of storefront events counting as its events (its first row
+      // whatever its size); `= any(array(…))`: it is chosen once, whatever the planner guesses of a table it rarely sees full.
+      const limit = options.limit ?? BATCH;
       const { rows } = await sql<PendingRow>`
         delete from insights_pending where id = any(array(
-          select id from insights_pending where due_at <= ${options.dueBy ?? new Date()} order by id limit ${options.limit ?? BATCH}
-        )) returning kind, ref_id, event_id`.execute(db);
+          select id from (
+            select id, sum(coalesce(cardinality(event_ids), 1)) over (order by id) - coalesce(cardinality(event_ids), 1) as before
+            from (select id, event_ids from insights_pending where due_at <= ${options.dueBy ?? new Date()} order by id limit ${limit}) due
+          ) counted where before < ${limit}
+        )) returning kind, ref_id, event_ids`.execute(db);
       const byKind = new Map<PendingKind, string[]>();
-      for (const row of rows) byKind.set(row.kind, [...(byKind.get(row.kind) ?? []), (row.ref_id ?? row.event_id)!]);
+      for (const row of rows) {
+        const ids = byKind.get(row.kind) ?? [];
+        if (row.event_ids) ids.push(...row.event_ids);
+        else ids.push(row.ref_id!);
+        byKind.set(row.kind, ids);
+      }
       for (const kind of PENDING_KINDS) {
         const ids = byKind.get(kind);
         if (ids) await this.fold(db, kind, { ids: [...new Set(ids)] });
