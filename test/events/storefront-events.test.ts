@@ -188,6 +188,31 @@ describe('storefront events: each funnel step recorded once per real action (con
     expect(counted.views).toBe(30);
   });
 
+  it('events recorded over several turns of the event loop gather into one INSERT, written within the window without a drain', async () => {
+    const recorder = t.app.get(StorefrontEventRecorder);
+    await recorder.drain();
+    const insert = vi.spyOn(recorder as unknown as { insert: (batch: unknown[]) => Promise<void> }, 'insert');
+    const sessionIds = Array.from({ length: 5 }, () => randomUUID());
+    try {
+      for (const sessionId of sessionIds) {
+        recorder.record({ storeId: store.storeId, sessionId, kind: 'session_started' });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(insert).not.toHaveBeenCalled();
+      await vi.waitFor(() => expect(insert).toHaveBeenCalled(), { timeout: 2000, interval: 20 });
+      expect(insert.mock.calls.map(([batch]) => batch.length)).toEqual([5]);
+    } finally {
+      insert.mockRestore();
+    }
+    await vi.waitFor(
+      async () => {
+        const rows = await t.db.rows('select 1 from storefront_events where session_id = any($1::uuid[])', [sessionIds]);
+        expect(rows).toHaveLength(5);
+      },
+      { timeout: 2000, interval: 20 },
+    );
+  });
+
   it('writes what was recorded before the app stops: the recorder is drained on shutdown', async () => {
     const instance = await startTestApp();
     let sessionIds: string[];
