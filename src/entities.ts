@@ -35,6 +35,7 @@ import { SearchTerm } from './storefront/search/entities/search-term.entity.js';
 import { StorefrontEvent } from './storefront/events/entities/storefront-event.entity.js';
 import { PendingChange } from './insights/entities/pending-change.entity.js';
 import { ROLLUP_ENTITIES } from './insights/entities/rollups.entity.js';
+import { SavedReport } from './insights/entities/saved-report.entity.js';
 
 /** Every entity, registered explicitly: no folder scanning at start-up. */
 export const ENTITIES = [
@@ -75,4 +76,5 @@ export const ENTITIES = [
   StaffRefreshToken,
   SupportSession,
   StaffSignInFailure,
+  SavedReport,
 ];

@@ -7,6 +7,16 @@ import { ReportResponseDoc } from '../dto/insights.response.js';
 import { BuilderRunDto } from '../dto/builder-run.dto.js';
 import { BuilderService } from './builder.service.js';
 
+/** What a report or builder query in a body can be refused with, before anything runs. */
+export const QUERY_ERRORS = [
+  'VALIDATION_FAILED',
+  'MALFORMED_BODY',
+  'invalid_range',
+  'unknown_measure',
+  'unknown_dimension',
+  'too_many_dimensions',
+] as const;
+
 @ApiTags('Insights')
 @Controller('admin/insights/builder')
 export class BuilderController {
@@ -21,18 +31,7 @@ export class BuilderController {
       'Measures split by up to 3 dimensions, filtered, compared and sorted; also needs the view permission of every area its measures and dimensions belong to. Over 5,000 rows: 422 over_row_limit with `rowCount` and the export to run instead.',
   })
   @ApiOkResponse({ type: ReportResponseDoc })
-  @ApiProblemResponses(
-    [
-      'VALIDATION_FAILED',
-      'MALFORMED_BODY',
-      'invalid_range',
-      'unknown_measure',
-      'unknown_dimension',
-      'too_many_dimensions',
-      'over_row_limit',
-    ],
-    'admin',
-  )
+  @ApiProblemResponses([...QUERY_ERRORS, 'over_row_limit'], 'admin')
   run(@Body() body: BuilderRunDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.builder.run(body, admin);
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { InsightsArea } from '../../common/permissions.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { operatorsOf } from '../catalogue/insights-catalogue.js';
 import { dimensionNamed, isTimeGrain, type DimensionDef, type TimeGrain } from '../definitions/dimensions.js';
@@ -43,39 +44,15 @@ export class BuilderService {
     private readonly freshness: FreshnessService,
   ) {}
 
-  async run(query: BuilderQuery, admin: AdminPrincipal) {
-    const measures = query.measures.map((name, index) => {
-      const measure = measureNamed(name);
-      if (!measure) throw new ApiError('unknown_measure', { details: { measure: name, field: `measures[${index}]` } });
-      return measure;
-    });
-    const dimensions = this.dimensions(query.dimensions ?? []);
-    const filters = (query.filters ?? []).map((filter, index) => this.filter(filter, index));
-    requireAreas(admin, [
-      ...measures.map((measure) => measure.area),
-      ...dimensions.map((dimension) => dimension.area),
-      ...filters.map((filter) => dimensionNamed(filter.dimension)!.area),
-    ]);
+  /** Checks a query as a run would (names, areas, plan, range, filters) without running it; answers the areas it reads. */
+  async validate(query: BuilderQuery, admin: AdminPrincipal): Promise<InsightsArea[]> {
+    return (await this.prepare(query, admin)).areas;
+  }
 
-    const calendar = await this.calendars.of(admin.storeId);
-    const grain = dimensions.map((dimension) => dimension.name).find(isTimeGrain);
-    const resolved = resolveRange(
-      { last: query.last, from: query.from, to: query.to, compare: query.compare, grain },
-      { today: calendar.today, firstOrderDay: calendar.firstOrderDay, entitlements: admin.entitlements },
-    );
-    const spec = (range: DateRange, dimensionNames: string[]): QuerySpec => ({
-      storeId: admin.storeId,
-      measures,
-      dimensions: dimensionNames,
-      filters,
-      range,
-      weekStartsOn: calendar.weekStartsOn,
-      sort: this.sort(query.sort, measures, grain),
-    });
+  async run(query: BuilderQuery, admin: AdminPrincipal) {
+    const { measures, dimensions, calendar, grain, resolved, spec } = await this.prepare(query, admin);
     const names = dimensions.map((dimension) => dimension.name);
     const main = spec(resolved.range, names);
-    this.engine.check(main);
-
     const rowCount = await this.engine.count(main);
     const returned = Math.min(rowCount, query.limit ?? rowCount);
     if (returned > BUILDER_ROW_LIMIT) {
@@ -128,6 +105,47 @@ export class BuilderService {
       nextCursor: null,
       dataAsOf: freshness.dataAsOf,
     };
+  }
+
+  private async prepare(query: BuilderQuery, admin: AdminPrincipal) {
+    const measures = query.measures.map((name, index) => {
+      const measure = measureNamed(name);
+      if (!measure) throw new ApiError('unknown_measure', { details: { measure: name, field: `measures[${index}]` } });
+      return measure;
+    });
+    const dimensions = this.dimensions(query.dimensions ?? []);
+    const filters = (query.filters ?? []).map((filter, index) => this.filter(filter, index));
+    const areas = [
+      ...new Set([
+        ...measures.map((measure) => measure.area),
+        ...dimensions.map((dimension) => dimension.area),
+        ...filters.map((filter) => dimensionNamed(filter.dimension)!.area),
+      ]),
+    ].filter((area): area is InsightsArea => area !== null);
+    requireAreas(admin, areas);
+
+    const calendar = await this.calendars.of(admin.storeId);
+    const grain = dimensions.map((dimension) => dimension.name).find(isTimeGrain);
+    const resolved = resolveRange(
+      { last: query.last, from: query.from, to: query.to, compare: query.compare, grain },
+      { today: calendar.today, firstOrderDay: calendar.firstOrderDay, entitlements: admin.entitlements },
+    );
+    const spec = (range: DateRange, dimensionNames: string[]): QuerySpec => ({
+      storeId: admin.storeId,
+      measures,
+      dimensions: dimensionNames,
+      filters,
+      range,
+      weekStartsOn: calendar.weekStartsOn,
+      sort: this.sort(query.sort, measures, grain),
+    });
+    this.engine.check(
+      spec(
+        resolved.range,
+        dimensions.map((dimension) => dimension.name),
+      ),
+    );
+    return { measures, dimensions, areas, calendar, grain, resolved, spec };
   }
 
   private dimensions(names: string[]): DimensionDef[] {

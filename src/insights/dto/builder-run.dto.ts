@@ -47,8 +47,39 @@ function IsDaysOrAll() {
   });
 }
 
+/** The range of a query in a body (contract section 8): `last`, or `from` and `to`, and what to compare it with. */
+export class QueryRangeDto {
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'integer', minimum: 1, maximum: 366 },
+      { type: 'string', enum: ['all'] },
+    ],
+    example: 90,
+  })
+  @OptionalField()
+  @IsDaysOrAll()
+  last?: number | 'all';
+
+  @ApiPropertyOptional({ example: '2026-01-01' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(32)
+  from?: string;
+
+  @ApiPropertyOptional({ example: '2026-06-30' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(32)
+  to?: string;
+
+  @ApiPropertyOptional({ enum: COMPARES, default: 'none' })
+  @OptionalField()
+  @IsIn(COMPARES)
+  compare?: Compare;
+}
+
 /** `POST /builder/run` (contract section 8). */
-export class BuilderRunDto {
+export class BuilderRunDto extends QueryRangeDto {
   @ApiProperty({ type: [String], minItems: 1, maxItems: 10, example: ['net_sales', 'orders'] })
   @IsArray()
   @ArrayNotEmpty()
@@ -77,34 +108,6 @@ export class BuilderRunDto {
   @ValidateNested({ each: true })
   @Type(() => BuilderFilterDto)
   filters?: BuilderFilterDto[];
-
-  @ApiPropertyOptional({
-    oneOf: [
-      { type: 'integer', minimum: 1, maximum: 366 },
-      { type: 'string', enum: ['all'] },
-    ],
-    example: 90,
-  })
-  @OptionalField()
-  @IsDaysOrAll()
-  last?: number | 'all';
-
-  @ApiPropertyOptional({ example: '2026-01-01' })
-  @OptionalField()
-  @IsString()
-  @MaxLength(32)
-  from?: string;
-
-  @ApiPropertyOptional({ example: '2026-06-30' })
-  @OptionalField()
-  @IsString()
-  @MaxLength(32)
-  to?: string;
-
-  @ApiPropertyOptional({ enum: COMPARES, default: 'none' })
-  @OptionalField()
-  @IsIn(COMPARES)
-  compare?: Compare;
 
   @ApiPropertyOptional({ example: '-net_sales', description: 'One of `measures`, `-` first for largest first.' })
   @OptionalField()

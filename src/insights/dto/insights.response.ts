@@ -103,3 +103,22 @@ export class StatusDoc {
   @ApiProperty() currency: string;
   @ApiProperty({ type: [SourceFreshnessDoc] }) sources: SourceFreshnessDoc[];
 }
+
+export class SavedReportDoc {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({
+    type: 'object',
+    description: '`{ "report", "params" }` (a built-in report) or `{ "builder": <builder body> }`.',
+    additionalProperties: true,
+  })
+  definition: Record<string, unknown>;
+  @ApiProperty({ format: 'uuid', description: 'The staff member who saved it.' }) createdBy: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class SavedReportPageDoc {
+  @ApiProperty({ type: [SavedReportDoc] }) items: SavedReportDoc[];
+  @ApiProperty({ type: 'string', nullable: true }) nextCursor: string | null;
+}

@@ -1,6 +1,6 @@
 import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { viewPermission, type Entitlement, type InsightsArea } from '../../common/permissions.js';
+import { INSIGHTS_AREAS, viewPermission, type Entitlement, type InsightsArea } from '../../common/permissions.js';
 import { notEntitled } from './ranges.js';
 
 /**
@@ -9,13 +9,24 @@ import { notEntitled } from './ranges.js';
  * Permissions are checked before the plan, as the guard does.
  */
 export function requireAreas(admin: AdminPrincipal, areas: Iterable<InsightsArea | null>): void {
+  const needed = requireViewPermissions(admin, areas);
+  for (const area of needed) {
+    const entitlement = `area:${area}` as Entitlement;
+    if (!admin.entitlements.includes(entitlement)) throw notEntitled(entitlement);
+  }
+}
+
+/** The view permission of every area, whatever the plan (to read what a saved report is, not to run it); answers the areas. */
+export function requireViewPermissions(admin: AdminPrincipal, areas: Iterable<InsightsArea | null>): InsightsArea[] {
   const needed = [...new Set([...areas].filter((area): area is InsightsArea => area !== null))];
   for (const area of needed) {
     const permission = viewPermission(area);
     if (!admin.permissions.includes(permission)) throw new ApiError('missing_permission', { details: { requiredPermission: permission } });
   }
-  for (const area of needed) {
-    const entitlement = `area:${area}` as Entitlement;
-    if (!admin.entitlements.includes(entitlement)) throw notEntitled(entitlement);
-  }
+  return needed;
+}
+
+/** The areas whose view permission the caller holds. */
+export function viewableAreas(admin: AdminPrincipal): InsightsArea[] {
+  return INSIGHTS_AREAS.filter((area) => admin.permissions.includes(viewPermission(area)));
 }

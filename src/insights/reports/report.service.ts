@@ -131,6 +131,11 @@ export class ReportService {
     };
   }
 
+  /** Checks a report's request as a run would (range, plan, filters, sort, cursor) without running it. */
+  async validate(name: ReportName, params: ReportParams, admin: AdminPrincipal): Promise<void> {
+    await this.check(REPORTS[name], params, admin);
+  }
+
   // --- the request ---
 
   private async check(def: ReportDef, params: ReportParams, admin: AdminPrincipal): Promise<Request> {

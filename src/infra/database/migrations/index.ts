@@ -7,6 +7,7 @@ import { Migration0006StorefrontEvents } from './0006-storefront-events.js';
 import { Migration0007InsightsRollups } from './0007-insights-rollups.js';
 import { Migration0008HistorySessions } from './0008-history-sessions.js';
 import { Migration0009PendingEventBatches } from './0009-pending-event-batches.js';
+import { Migration0010InsightsSavedReports } from './0010-insights-saved-reports.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -24,4 +25,5 @@ export const MIGRATIONS = [
   { name: '0007-insights-rollups', class: Migration0007InsightsRollups },
   { name: '0008-history-sessions', class: Migration0008HistorySessions },
   { name: '0009-pending-event-batches', class: Migration0009PendingEventBatches },
+  { name: '0010-insights-saved-reports', class: Migration0010InsightsSavedReports },
 ];
