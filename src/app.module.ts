@@ -12,6 +12,7 @@ import { ENTITIES } from './entities.js';
 import { ConfigModule } from './infra/config/config.module.js';
 import type { DatabaseConnection } from './infra/database/database-connection.js';
 import { DatabaseModule } from './infra/database/database.module.js';
+import { JobsModule } from './infra/jobs/jobs.module.js';
 import { StorefrontModule } from './storefront/storefront.module.js';
 import { StoresModule } from './stores/stores.module.js';
 
@@ -23,7 +24,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(database, ENTITIES),
-        ...(options.schedulers === false ? [] : [ScheduleModule.forRoot()]),
+        // Background work: the periodic jobs (pg-boss, once across instances) and the in-process intervals.
+        ...(options.schedulers === false ? [] : [ScheduleModule.forRoot(), JobsModule]),
         StoresModule,
         AuthModule,
         AccountModule,

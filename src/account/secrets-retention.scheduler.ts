@@ -1,7 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
 import { sql } from 'kysely';
+import { Recurring } from '../infra/jobs/recurring.decorator.js';
 import { NotificationsService } from '../notifications/notifications.service.js';
 import { SIGN_IN_WINDOW_MINUTES } from './sign-in-limiter.js';
 
@@ -18,7 +18,7 @@ export interface Purged {
 
 /**
  * Deletes what only mattered for a while: one-time codes past use, failed sign-ins outside the
- * limiter's window, and old outbox messages. Hourly on every instance; the deletes are idempotent.
+ * limiter's window, and old outbox messages. Hourly.
  */
 @Injectable()
 export class SecretsRetentionScheduler {
@@ -29,14 +29,10 @@ export class SecretsRetentionScheduler {
     private readonly notifications: NotificationsService,
   ) {}
 
-  @Cron(CronExpression.EVERY_HOUR, { name: 'account-secrets-retention' })
+  @Recurring('account.secrets-retention', '0 * * * *')
   async purgeHourly(): Promise<void> {
-    try {
-      const purged = await this.purge();
-      if (purged.oneTimeCodes + purged.signInFailures + purged.outboxMessages > 0) this.logger.log(`purged ${JSON.stringify(purged)}`);
-    } catch (error) {
-      this.logger.error(`retention purge failed: ${(error as Error).message}`);
-    }
+    const purged = await this.purge();
+    if (purged.oneTimeCodes + purged.signInFailures + purged.outboxMessages > 0) this.logger.log(`purged ${JSON.stringify(purged)}`);
   }
 
   async purge(): Promise<Purged> {

@@ -1,21 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
+import { Recurring } from '../../infra/jobs/recurring.decorator.js';
 import { StaffSignInLimiter } from '../staff/staff-sign-in-limiter.js';
 
-/** Failed staff sign-ins outside the limiter's window count for nothing: deleted hourly on every instance (idempotent). */
+/** Failed staff sign-ins outside the limiter's window count for nothing: deleted hourly. */
 @Injectable()
 export class DashboardRetentionScheduler {
   private readonly logger = new Logger(DashboardRetentionScheduler.name);
 
   constructor(private readonly limiter: StaffSignInLimiter) {}
 
-  @Cron(CronExpression.EVERY_HOUR, { name: 'dashboard-sign-in-failures-retention' })
+  @Recurring('dashboard.sign-in-failures-retention', '0 * * * *')
   async purgeHourly(): Promise<void> {
-    try {
-      const purged = await this.limiter.purgeExpired();
-      if (purged > 0) this.logger.log(`purged ${purged} failed staff sign-ins`);
-    } catch (error) {
-      this.logger.error(`retention purge failed: ${(error as Error).message}`);
-    }
+    const purged = await this.limiter.purgeExpired();
+    if (purged > 0) this.logger.log(`purged ${purged} failed staff sign-ins`);
   }
 }

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
 import { AppConfig } from '../../infra/config/app-config.js';
+import { Recurring } from '../../infra/jobs/recurring.decorator.js';
 import { DatabaseSigningKeyStore } from './database-signing-key-store.js';
 import { SIGNING_KEY_STORE } from './signing-key-store.js';
 
-/** Rotates the signing key once it is SIGNING_KEY_ROTATION_DAYS old; one instance wins the lock. */
+/** Rotates the signing key once it is SIGNING_KEY_ROTATION_DAYS old, checked hourly. */
 @Injectable()
 export class SigningKeyRotationScheduler {
   private readonly logger = new Logger(SigningKeyRotationScheduler.name);
@@ -14,12 +14,8 @@ export class SigningKeyRotationScheduler {
     private readonly config: AppConfig,
   ) {}
 
-  @Cron(CronExpression.EVERY_HOUR, { name: 'signing-key-rotation' })
+  @Recurring('auth.signing-key-rotation', '0 * * * *')
   async rotateWhenDue(): Promise<void> {
-    try {
-      if (await this.keys.rotateIfOlderThan(this.config.SIGNING_KEY_ROTATION_DAYS)) this.logger.log('signing key rotated');
-    } catch (error) {
-      this.logger.error(`signing key rotation failed: ${(error as Error).message}`);
-    }
+    if (await this.keys.rotateIfOlderThan(this.config.SIGNING_KEY_ROTATION_DAYS)) this.logger.log('signing key rotated');
   }
 }
