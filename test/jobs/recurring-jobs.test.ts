@@ -36,9 +36,11 @@ describe('recurring jobs across instances', () => {
     // Both instances poll the queue; give the slower one time to have doubled it, if it could.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     for (const minute of await runs()) expect(minute.runs, minute.minute).toBe(1);
+    // pg-boss's own cron pass files one job per schedule and due minute, however many instances ran it.
     const sends = await a.db.rows<{ runs: number }>(
-      `select count(*)::int as runs from ${JOB_SCHEMA}.job where name like '\\_\\_pgboss\\_\\_send-it%' group by singleton_on`,
+      `select count(*)::int as runs from ${JOB_SCHEMA}.job where name = '__pgboss__send-it' group by singleton_key, singleton_on`,
     );
+    expect(sends.length).toBeGreaterThan(0);
     for (const send of sends) expect(send.runs).toBe(1);
   }, 120_000);
 });
