@@ -24,8 +24,9 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(database, ENTITIES),
-        // Background work: the periodic jobs (pg-boss, once across instances) and the in-process intervals.
-        ...(options.schedulers === false ? [] : [ScheduleModule.forRoot(), JobsModule]),
+        // Background work: jobs on pg-boss (sent everywhere, worked where background work is on) and in-process intervals.
+        JobsModule.forRoot({ work: options.schedulers !== false }),
+        ...(options.schedulers === false ? [] : [ScheduleModule.forRoot()]),
         StoresModule,
         AuthModule,
         AccountModule,

@@ -36,6 +36,7 @@ import { StorefrontEvent } from './storefront/events/entities/storefront-event.e
 import { PendingChange } from './insights/entities/pending-change.entity.js';
 import { ROLLUP_ENTITIES } from './insights/entities/rollups.entity.js';
 import { SavedReport } from './insights/entities/saved-report.entity.js';
+import { InsightsSettings } from './insights/entities/insights-settings.entity.js';
 
 /** Every entity, registered explicitly: no folder scanning at start-up. */
 export const ENTITIES = [
@@ -77,4 +78,5 @@ export const ENTITIES = [
   SupportSession,
   StaffSignInFailure,
   SavedReport,
+  InsightsSettings,
 ];

@@ -9,13 +9,25 @@ import { StoreCalendars } from './query/store-calendar.js';
 import { ReportService } from './reports/report.service.js';
 import { ReportsController } from './reports/reports.controller.js';
 import { RollupsModule } from './rollups/rollups.module.js';
+import { StoresModule } from '../stores/stores.module.js';
+import { InsightsSettingsController } from './settings/insights-settings.controller.js';
+import { InsightsSettingsService } from './settings/insights-settings.service.js';
 import { SavedReportsController } from './saved-reports/saved-reports.controller.js';
 import { SavedReportsService } from './saved-reports/saved-reports.service.js';
 
 /** Insights (contract section 8): the built-in reports, the builder, measures, dimensions and status, over per-store rollups. */
 @Module({
-  imports: [RollupsModule],
-  controllers: [ReportsController, BuilderController, InsightsCatalogueController, SavedReportsController],
-  providers: [QueryEngine, StoreCalendars, DimensionValues, FreshnessService, ReportService, BuilderService, SavedReportsService],
+  imports: [RollupsModule, StoresModule],
+  controllers: [ReportsController, BuilderController, InsightsCatalogueController, SavedReportsController, InsightsSettingsController],
+  providers: [
+    QueryEngine,
+    StoreCalendars,
+    DimensionValues,
+    FreshnessService,
+    ReportService,
+    BuilderService,
+    SavedReportsService,
+    InsightsSettingsService,
+  ],
 })
 export class InsightsModule {}

@@ -50,6 +50,17 @@ export class StoreService {
     return rows[0];
   }
 
+  /**
+   * The store's time zone, in which its Insights figures and delivery estimates are given; within the
+   * caller's transaction when `em` is given. Cached principals follow by notification.
+   */
+  async setTimezone(storeId: string, timezone: string, em: EntityManager = this.em): Promise<void> {
+    // The notice goes out when the caller's transaction commits, not before.
+    await sql`
+      with changed as (update stores set timezone = ${timezone} where id = ${storeId} returning id)
+      select pg_notify(${STORE_CHANNEL}, id::text) from changed`.execute(em.getKysely());
+  }
+
   async exists(storeId: string): Promise<boolean> {
     return (await this.em.fork().count(Store, { id: storeId })) > 0;
   }

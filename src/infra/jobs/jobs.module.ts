@@ -1,12 +1,17 @@
-import { Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { JobQueue } from './job-queue.js';
+import { JOB_QUEUE_OPTIONS, JobQueue, type JobQueueOptions } from './job-queue.js';
 
-/** Durable background work: imported where the service runs its jobs (not by the command line). */
+/** Durable background work: every instance sends jobs; those with background work on also run them. */
 @Global()
-@Module({
-  imports: [DiscoveryModule],
-  providers: [JobQueue],
-  exports: [JobQueue],
-})
-export class JobsModule {}
+@Module({})
+export class JobsModule {
+  static forRoot(options: JobQueueOptions): DynamicModule {
+    return {
+      module: JobsModule,
+      imports: [DiscoveryModule],
+      providers: [{ provide: JOB_QUEUE_OPTIONS, useValue: options }, JobQueue],
+      exports: [JobQueue],
+    };
+  }
+}

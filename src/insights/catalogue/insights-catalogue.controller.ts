@@ -14,6 +14,7 @@ import { requireAreas } from '../query/area-access.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { StoreCalendars } from '../query/store-calendar.js';
+import { InsightsSettingsService } from '../settings/insights-settings.service.js';
 import { dimensionCatalogue, measureCatalogue } from './insights-catalogue.js';
 
 /** What Insights can show: its measures and dimensions, the values a filter can take, and how current the figures are. */
@@ -24,6 +25,7 @@ export class InsightsCatalogueController {
     private readonly values: DimensionValues,
     private readonly freshness: FreshnessService,
     private readonly calendars: StoreCalendars,
+    private readonly settings: InsightsSettingsService,
   ) {}
 
   @Get('measures')
@@ -68,11 +70,12 @@ export class InsightsCatalogueController {
   @ApiOperation({ summary: 'How current the figures are: data freshness, time zone, currency, sources' })
   @ApiOkResponse({ type: StatusDoc })
   async status(@CurrentAdmin() admin: AdminPrincipal) {
-    const [freshness, sources, calendar] = await Promise.all([
+    const [freshness, sources, calendar, rebuilding] = await Promise.all([
       this.freshness.of(admin.storeId),
       this.freshness.sources(admin.storeId),
       this.calendars.of(admin.storeId),
+      this.settings.rebuilding(admin.storeId),
     ]);
-    return { ...freshness, timezone: calendar.timezone, currency: calendar.currency, sources };
+    return { ...freshness, rebuilding, timezone: calendar.timezone, currency: calendar.currency, sources };
   }
 }

@@ -99,6 +99,8 @@ export class SourceFreshnessDoc {
 export class StatusDoc {
   @ApiProperty({ format: 'date-time' }) dataAsOf: string;
   @ApiProperty({ type: 'integer', description: 'Seconds the figures are behind the records; 0 when nothing waits.' }) lagSeconds: number;
+  @ApiProperty({ description: 'The figures are being rebuilt after a time-zone change; until then some are in the previous zone.' })
+  rebuilding: boolean;
   @ApiProperty() timezone: string;
   @ApiProperty() currency: string;
   @ApiProperty({ type: [SourceFreshnessDoc] }) sources: SourceFreshnessDoc[];

@@ -24,17 +24,19 @@ export class StoreCalendars {
   constructor(private readonly em: EntityManager) {}
 
   async of(storeId: string, now = new Date()): Promise<StoreCalendar> {
-    const { rows } = await sql<{ timezone: string; currency: string; first_order_day: string | null }>`
-      select s.timezone, s.currency,
+    const { rows } = await sql<{ timezone: string; currency: string; week_starts_on: WeekStart | null; first_order_day: string | null }>`
+      select s.timezone, s.currency, i.week_starts_on,
              (select to_char(min(o.placed_at) at time zone s.timezone, 'YYYY-MM-DD') from orders o where o.store_id = s.id) as first_order_day
-      from stores s where s.id = ${storeId}`.execute(this.em.getKysely() as Kysely<unknown>);
+      from stores s left join insights_settings i on i.store_id = s.id where s.id = ${storeId}`.execute(
+      this.em.getKysely() as Kysely<unknown>,
+    );
     if (!rows[0]) throw new ApiError('NOT_FOUND');
-    const { timezone, currency, first_order_day } = rows[0];
+    const { timezone, currency, week_starts_on, first_order_day } = rows[0];
     return {
       storeId,
       timezone,
       currency,
-      weekStartsOn: DEFAULT_WEEK_START,
+      weekStartsOn: week_starts_on ?? DEFAULT_WEEK_START,
       today: localToday(timezone, now),
       firstOrderDay: first_order_day,
     };

@@ -8,6 +8,7 @@ import { Migration0007InsightsRollups } from './0007-insights-rollups.js';
 import { Migration0008HistorySessions } from './0008-history-sessions.js';
 import { Migration0009PendingEventBatches } from './0009-pending-event-batches.js';
 import { Migration0010InsightsSavedReports } from './0010-insights-saved-reports.js';
+import { Migration0011InsightsSettings } from './0011-insights-settings.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -26,4 +27,5 @@ export const MIGRATIONS = [
   { name: '0008-history-sessions', class: Migration0008HistorySessions },
   { name: '0009-pending-event-batches', class: Migration0009PendingEventBatches },
   { name: '0010-insights-saved-reports', class: Migration0010InsightsSavedReports },
+  { name: '0011-insights-settings', class: Migration0011InsightsSettings },
 ];
