@@ -243,6 +243,9 @@ describe('checkout (contract section 6)', () => {
       expectProblem(await shopper.place({ paymentMethod: 'card', email: 'a@example.com' }), 400, 'VALIDATION_FAILED');
       expectProblem(await shopper.place({ ...COD, card: { token: 'tok_visa' } }), 400, 'VALIDATION_FAILED');
       expectProblem(await shopper.place({ paymentMethod: 'bitcoin', email: 'a@example.com' }), 400, 'VALIDATION_FAILED');
+      for (const test of ['yes', 1, null]) {
+        expect(expectProblem(await shopper.place({ ...COD, test }), 400, 'VALIDATION_FAILED').errors[0].field).toBe('test');
+      }
       expect(await t.db.rows("select 1 from idempotency_claims where scope = 'checkout:' || $1", [shopper.sessionId])).toEqual([]);
     });
 
@@ -273,6 +276,7 @@ describe('checkout (contract section 6)', () => {
         currency: 'SAR',
         paidAt: null,
         shippedAt: null,
+        test: false,
         payment: { method: 'cash_on_delivery', status: 'pending', amount: quote.total, currency: 'SAR' },
         fulfilment: {
           type: 'delivery',
@@ -351,6 +355,29 @@ describe('checkout (contract section 6)', () => {
       // Keys belong to their session.
       const stranger = await t.shopper(store);
       expectProblem(await stranger.place(COD, 'retry-key'), 409, 'CART_EMPTY');
+    });
+
+    it('places a test order for a storefront’s QA run: recorded and answered as one, its flag part of the request', async () => {
+      const shopper = await t.shopper(store);
+      const [variant] = await variants(t.db, store.storeId, 1, 10);
+      ok(await shopper.add(variant.id));
+      ok(await shopper.deliver());
+      const order = ok(await shopper.place({ ...COD, test: true }, 'qa-run'), 201);
+      expect(order).toMatchObject({ status: 'open', test: true });
+      expect(await t.db.rows('select test from orders where id = $1', [order.id])).toEqual([{ test: true }]);
+      expect(ok(await shopper.call('GET', `/v1/orders/${order.id}`)).test).toBe(true);
+      const retry = await shopper.place({ ...COD, test: true }, 'qa-run');
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.json()).toEqual(order);
+      expectProblem(await shopper.place(COD, 'qa-run'), 422, 'IDEMPOTENCY_KEY_REUSED');
+      // `test: false` is the default, and means what leaving it out means.
+      const other = await t.shopper(store);
+      const [another] = await variants(t.db, store.storeId, 1, 10);
+      ok(await other.add(another.id));
+      ok(await other.deliver());
+      const ordinary = ok(await other.place(COD, 'ordinary'), 201);
+      expect(ordinary.test).toBe(false);
+      expect(ok(await other.place({ ...COD, test: false }, 'ordinary'), 201)).toEqual(ordinary);
     });
 
     it('pays by card: authorised before, captured after; a decline writes nothing', async () => {

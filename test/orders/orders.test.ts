@@ -89,6 +89,7 @@ describe('orders (contract section 6)', () => {
         'subtotal',
         'tax',
         'taxIncluded',
+        'test',
         'total',
       ].sort(),
     );

@@ -156,6 +156,7 @@ export class OrderPlacementService {
           deliveredAt: null,
           cancelledAt: null,
           refundedAt: null,
+          test: body.test ?? false,
         },
       ],
       lines.map((line, position) => ({
@@ -255,7 +256,9 @@ function checkPaymentFields(body: PlaceOrderDto): void {
 
 /** What makes two requests "the same" for an Idempotency-Key: the body's meaning, not its formatting. */
 function hashOf(body: PlaceOrderDto): string {
-  return requestHashOf([body.paymentMethod, body.card?.token ?? null, body.email?.trim().toLowerCase() ?? null]);
+  const meaning = [body.paymentMethod, body.card?.token ?? null, body.email?.trim().toLowerCase() ?? null];
+  // Only a test order adds its flag: an ordinary request's hash is the one it had before there were test orders.
+  return requestHashOf(body.test ? [...meaning, 'test'] : meaning);
 }
 
 /** A checkout key is the session's: another session may use the same key for its own order. */

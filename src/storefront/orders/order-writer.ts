@@ -39,6 +39,8 @@ export interface NewOrder {
   deliveredAt: number | null;
   cancelledAt: number | null;
   refundedAt: number | null;
+  /** Placed by a storefront's staging or QA run (checkout's `test`); false when left out. */
+  test?: boolean;
 }
 
 /** A line of a NewOrder. What was sold (product, category, brand, names, SKU, options) is copied from the variant as it is now. */
@@ -74,14 +76,14 @@ export function orderInserts(batch: OrderBatch, orders: NewOrder[], lines: NewOr
       insert into orders (id, store_id, session_id, shopper_id, email, locale, currency, status, payment_method, payment_status,
                           fulfilment_type, fulfilment_status, shipping_method_code, shipping_address, pickup_location_id, item_count,
                           subtotal, shipping_total, tax_total, total, refunded_total, prices_include_tax, tax_rate_bps, placed_as_guest,
-                          promised_by, placed_at, paid_at, shipped_at, ready_at, delivered_at, cancelled_at, refunded_at)
+                          promised_by, placed_at, paid_at, shipped_at, ready_at, delivered_at, cancelled_at, refunded_at, test)
       select o.id, ${batch.storeId}, o.session_id, o.shopper_id, o.email, o.locale, ${batch.currency}, o.status, o.payment_method,
              o.payment_status, o.fulfilment_type, o.fulfilment_status, o.shipping_method_code, o.shipping_address::jsonb,
              o.pickup_location_id, o.item_count, o.subtotal, o.shipping_total, o.tax_total, o.total, o.refunded_total,
              ${batch.pricesIncludeTax}, ${batch.taxRateBps}::int, o.shopper_id is null,
              coalesce(to_timestamp(o.placed_at), now()) + make_interval(secs => o.promised_after),
              coalesce(to_timestamp(o.placed_at), now()), to_timestamp(o.paid_at), to_timestamp(o.shipped_at), to_timestamp(o.ready_at),
-             to_timestamp(o.delivered_at), to_timestamp(o.cancelled_at), to_timestamp(o.refunded_at)
+             to_timestamp(o.delivered_at), to_timestamp(o.cancelled_at), to_timestamp(o.refunded_at), o.test
       from unnest(${orders.map((o) => o.id)}::uuid[], ${orders.map((o) => o.sessionId)}::uuid[], ${orders.map((o) => o.shopperId)}::uuid[],
                   ${orders.map((o) => o.email)}::text[], ${orders.map((o) => o.locale)}::text[], ${orders.map((o) => o.status)}::text[],
                   ${orders.map((o) => o.paymentMethod)}::text[], ${orders.map((o) => o.paymentStatus)}::text[],
@@ -92,10 +94,12 @@ export function orderInserts(batch: OrderBatch, orders: NewOrder[], lines: NewOr
                   ${orders.map((o) => o.refundedTotal)}::int[], ${orders.map((o) => o.promisedAfterSeconds)}::float8[],
                   ${orders.map((o) => o.placedAt)}::float8[], ${orders.map((o) => o.paidAt)}::float8[], ${orders.map((o) => o.shippedAt)}::float8[],
                   ${orders.map((o) => o.readyAt)}::float8[], ${orders.map((o) => o.deliveredAt)}::float8[],
-                  ${orders.map((o) => o.cancelledAt)}::float8[], ${orders.map((o) => o.refundedAt)}::float8[]) with ordinality
+                  ${orders.map((o) => o.cancelledAt)}::float8[], ${orders.map((o) => o.refundedAt)}::float8[],
+                  ${orders.map((o) => o.test ?? false)}::boolean[]) with ordinality
         as o(id, session_id, shopper_id, email, locale, status, payment_method, payment_status, fulfilment_type, fulfilment_status,
              shipping_method_code, shipping_address, pickup_location_id, item_count, subtotal, shipping_total, tax_total, total,
-             refunded_total, promised_after, placed_at, paid_at, shipped_at, ready_at, delivered_at, cancelled_at, refunded_at, position)
+             refunded_total, promised_after, placed_at, paid_at, shipped_at, ready_at, delivered_at, cancelled_at, refunded_at, test,
+             position)
       order by o.position
       returning id, number
     ), new_lines as (

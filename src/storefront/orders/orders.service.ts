@@ -19,7 +19,7 @@ const SUMMARY = sql`json_build_object(
 const DETAIL = sql`(${SUMMARY}::jsonb || jsonb_build_object(
   'email', o.email, 'locale', o.locale,
   'subtotal', o.subtotal, 'shipping', o.shipping_total, 'tax', o.tax_total, 'discount', o.discount_total,
-  'refunded', o.refunded_total, 'taxIncluded', o.prices_include_tax,
+  'refunded', o.refunded_total, 'taxIncluded', o.prices_include_tax, 'test', o.test,
   'paidAt', iso_utc(o.paid_at), 'shippedAt', iso_utc(o.shipped_at), 'readyAt', iso_utc(o.ready_at),
   'deliveredAt', iso_utc(o.delivered_at), 'cancelledAt', iso_utc(o.cancelled_at), 'refundedAt', iso_utc(o.refunded_at),
   'fulfilment', jsonb_build_object(

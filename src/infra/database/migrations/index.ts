@@ -9,6 +9,7 @@ import { Migration0008HistorySessions } from './0008-history-sessions.js';
 import { Migration0009PendingEventBatches } from './0009-pending-event-batches.js';
 import { Migration0010InsightsSavedReports } from './0010-insights-saved-reports.js';
 import { Migration0011InsightsSettings } from './0011-insights-settings.js';
+import { Migration0012InsightsTestOrdersAndLateness } from './0012-insights-test-orders-and-lateness.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -28,4 +29,5 @@ export const MIGRATIONS = [
   { name: '0009-pending-event-batches', class: Migration0009PendingEventBatches },
   { name: '0010-insights-saved-reports', class: Migration0010InsightsSavedReports },
   { name: '0011-insights-settings', class: Migration0011InsightsSettings },
+  { name: '0012-insights-test-orders-and-lateness', class: Migration0012InsightsTestOrdersAndLateness },
 ];

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { EmailField, OptionalField } from '../../../common/validation/fields.js';
 import { PAYMENT_METHODS, type PaymentMethod } from '../../payments/payment-methods.js';
 
@@ -31,4 +31,14 @@ export class PlaceOrderDto {
   @OptionalField()
   @EmailField()
   email?: string;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'A test order, for a storefront’s staging or QA run: placed, paid and fulfilled like any other, ' +
+      'but left out of the store’s Insights figures unless its Insights settings count test orders.',
+  })
+  @OptionalField()
+  @IsBoolean()
+  test?: boolean;
 }

@@ -90,6 +90,8 @@ export class OrderResponse extends OrderSummaryResponse {
   @ApiProperty({ type: 'integer' }) discount: number;
   @ApiProperty({ type: 'integer' }) refunded: number;
   @ApiProperty() taxIncluded: boolean;
+  @ApiProperty({ description: 'Placed as a test order (checkout’s `test`): left out of Insights unless the store counts test orders.' })
+  test: boolean;
   @ApiProperty({ type: String, nullable: true }) paidAt: string | null;
   @ApiProperty({ type: String, nullable: true }) shippedAt: string | null;
   @ApiProperty({ type: String, nullable: true }) readyAt: string | null;

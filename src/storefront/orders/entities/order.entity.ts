@@ -66,6 +66,8 @@ const OrderSchema = defineEntity({
     taxRateBps: p.integer(),
     /** Placed without a signed-in shopper; stays true when a shopper adopts the order later. */
     placedAsGuest: p.boolean().default(false),
+    /** Placed by a storefront's staging or QA run: Insights leaves it out unless the store's settings count test orders. */
+    test: p.boolean().default(false),
     /** When delivery (or readiness for pickup) was promised: the late_orders report compares against it. */
     promisedBy: p.datetime(),
     placedAt: createdAt(),
