@@ -41,6 +41,8 @@ export interface PlaceOptions {
   quantities?: number[];
   price?: number;
   email?: string;
+  /** A test order (checkout's `test`), for a storefront's QA run. */
+  test?: boolean;
 }
 
 /** Places an order through the HTTP API: one line per quantity, each of a fresh variant at `price`. */
@@ -60,6 +62,6 @@ export async function placeOrder(
     ok(await shopper.deliver());
   }
   const email = options.email ?? `${randomUUID().slice(0, 8)}@example.com`;
-  const body = options.card ? { paymentMethod: 'card', card: { token: 'tok_visa' }, email } : { paymentMethod: 'cash_on_delivery', email };
-  return ok(await shopper.place(body), 201);
+  const payment = options.card ? { paymentMethod: 'card', card: { token: 'tok_visa' } } : { paymentMethod: 'cash_on_delivery' };
+  return ok(await shopper.place({ ...payment, email, ...(options.test ? { test: true } : {}) }), 201);
 }

@@ -99,7 +99,11 @@ export class SourceFreshnessDoc {
 export class StatusDoc {
   @ApiProperty({ format: 'date-time' }) dataAsOf: string;
   @ApiProperty({ type: 'integer', description: 'Seconds the figures are behind the records; 0 when nothing waits.' }) lagSeconds: number;
-  @ApiProperty({ description: 'The figures are being rebuilt after a time-zone change; until then some are in the previous zone.' })
+  @ApiProperty({
+    description:
+      'The figures are being rebuilt after a change of the time zone, of whether test orders count or of the grace before an order is late; ' +
+      'until then some follow the previous settings.',
+  })
   rebuilding: boolean;
   @ApiProperty() timezone: string;
   @ApiProperty() currency: string;

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { COUNTED_ORDERS, leftOutOrder } from './counted-orders.js';
 import { NONE_ID, ROLLUPS, type RollupTable } from './rollup-tables.js';
 
 /**
@@ -12,6 +13,11 @@ import { NONE_ID, ROLLUPS, type RollupTable } from './rollup-tables.js';
  * tax taken out) back on the day of the refund, with the refunded shipping and taxes; a cancellation
  * counts as placed and then fully returned on the day it was cancelled. Refunds of cancelled orders
  * are money only (payments), never returns a second time.
+ *
+ * Orders are read as COUNTED_ORDERS: a store's test orders are in no figure (sales, lines, refunds,
+ * payments, fulfilment, customers and their histories, cohorts, the funnel's order step) unless its
+ * settings count them, and lateness is measured against the store's grace. A change of either
+ * setting rebuilds the store's rollups.
  */
 
 /** Which records a fold reads: the ones pending changes name, or all of a store's (a rebuild). */
@@ -132,7 +138,7 @@ function orders(where: RawBuilder<unknown>, scope: FoldScope): RawBuilder<unknow
            o.shipping_total - case when o.prices_include_tax then o.tax_total - lines.tax else 0 end as shipping_net,
            case when o.prices_include_tax then o.discount_total - insights_share(o.discount_total, o.tax_rate_bps, 10000 + o.tax_rate_bps)
                 else o.discount_total end as discounts
-    from orders o
+    from ${COUNTED_ORDERS} o
     join stores s on s.id = o.store_id
     cross join lateral (
       select coalesce(sum(l.line_total - case when o.prices_include_tax then l.tax_amount else 0 end), 0)::bigint as gross,
@@ -156,9 +162,9 @@ const EARLIER = sql`p.store_id = o.store_id and lower(p.email) = lower(o.email) 
 
 function lookup(alike: RawBuilder<unknown>) {
   return {
-    first: sql`(select p.placed_at from orders p where ${EARLIER} and ${alike} order by p.placed_at, p.id limit 1)`,
-    previous: sql`(select p.placed_at from orders p where ${EARLIER} and ${alike} order by p.placed_at desc, p.id desc limit 1)`,
-    earlier: sql`(select count(*) from (select 1 from orders p where ${EARLIER} and ${alike} limit 2) capped)`,
+    first: sql`(select p.placed_at from ${COUNTED_ORDERS} p where ${EARLIER} and ${alike} order by p.placed_at, p.id limit 1)`,
+    previous: sql`(select p.placed_at from ${COUNTED_ORDERS} p where ${EARLIER} and ${alike} order by p.placed_at desc, p.id desc limit 1)`,
+    earlier: sql`(select count(*) from (select 1 from ${COUNTED_ORDERS} p where ${EARLIER} and ${alike} limit 2) capped)`,
   };
 }
 
@@ -186,7 +192,7 @@ function storeHistory(storeId: string): RawBuilder<unknown> {
     select p.id, ${any.first} as first_at, ${any.previous} as previous_any, ${any.earlier} as earlier_any,
            ${kind.first} as first_kind, ${kind.previous} as previous_kind, ${kind.earlier} as earlier_kind,
            ${locale.first} as first_locale, ${locale.previous} as previous_locale, ${locale.earlier} as earlier_locale
-    from orders p where p.store_id = ${storeId}::uuid
+    from ${COUNTED_ORDERS} p where p.store_id = ${storeId}::uuid
   ) history on history.id = o.id`;
 }
 
@@ -256,7 +262,7 @@ const payments = ROLLUPS.paymentsHourly;
 function registerCustomers(where: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`
     insert into insights_customers (store_id, email)
-    select distinct o.store_id, lower(o.email) from orders o where ${where}
+    select distinct o.store_id, lower(o.email) from ${COUNTED_ORDERS} o where ${where}
     on conflict (store_id, email) do nothing`;
 }
 
@@ -455,7 +461,7 @@ function refunded(scope: FoldScope): RawBuilder<unknown>[] {
             refunded_count: sql`1`,
             refunded_amount: sql`r.amount`,
           })}
-              from refunds r join orders o on o.id = r.order_id join stores s on s.id = r.store_id
+              from refunds r join ${COUNTED_ORDERS} o on o.id = r.order_id join stores s on s.id = r.store_id
               where ${scoped(scope, 'r')}`,
         ],
       ],
@@ -472,8 +478,8 @@ function refunded(scope: FoldScope): RawBuilder<unknown>[] {
 
 /**
  * An order shipped, ready for pickup or delivered: counted in the hour it happened with the seconds
- * it took from placement. A delivery delivered, or a pickup made ready, after its promise is late,
- * by it kept; either is counted in the hour of the promise.
+ * it took from placement. A delivery delivered, or a pickup made ready, after its promise and the
+ * store's grace (`late_after`) is late, by then kept; either is counted in the hour of the promise.
  */
 function fulfilmentStep(scope: FoldScope, step: 'shipped' | 'ready' | 'delivered'): RawBuilder<unknown>[] {
   const at = sql.ref(`o.${step}_at`);
@@ -482,13 +488,13 @@ function fulfilmentStep(scope: FoldScope, step: 'shipped' | 'ready' | 'delivered
     ready: { ready_orders: sql`1`, ready_seconds: sql`round(extract(epoch from o.ready_at - o.placed_at))::bigint` },
     delivered: { delivered_orders: sql`1`, deliver_seconds: sql`round(extract(epoch from o.delivered_at - o.placed_at))::bigint` },
   }[step];
-  // Kept or late: a delivery delivered, or a pickup made ready, by its promise or after it.
+  // Kept or late: a delivery delivered, or a pickup made ready, by its promise (and grace) or after it.
   const promiseKind = { shipped: null, ready: 'pickup', delivered: 'delivery' }[step];
   const promise = promiseKind
     ? sql`union all
           select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
-            late_orders: sql`(${at} > o.promised_by)::int`,
-            kept_orders: sql`(${at} <= o.promised_by)::int`,
+            late_orders: sql`(${at} > o.late_after)::int`,
+            kept_orders: sql`(${at} <= o.late_after)::int`,
           })}
           from stepped o where o.fulfilment_type = ${promiseKind}`
     : sql``;
@@ -498,7 +504,7 @@ function fulfilmentStep(scope: FoldScope, step: 'shipped' | 'ready' | 'delivered
         [
           'stepped',
           sql`select o.*, s.timezone as tz, coalesce(o.shipping_method_code, '') as shipping_method
-              from orders o join stores s on s.id = o.store_id where ${scoped(scope, 'o')} and ${at} is not null`,
+              from ${COUNTED_ORDERS} o join stores s on s.id = o.store_id where ${scoped(scope, 'o')} and ${at} is not null`,
         ],
         [
           'step_facts',
@@ -520,7 +526,7 @@ function orderPaid(scope: FoldScope): RawBuilder<unknown>[] {
           sql`select o.store_id, o.paid_at as at, s.timezone as tz, o.payment_method, ${measures(payments, {
             captured_count: sql`1`,
             captured_amount: sql`o.total`,
-          })} from orders o join stores s on s.id = o.store_id where ${scoped(scope, 'o')} and o.paid_at is not null`,
+          })} from ${COUNTED_ORDERS} o join stores s on s.id = o.store_id where ${scoped(scope, 'o')} and o.paid_at is not null`,
         ],
       ],
       addInto([payments], 'capture_facts'),
@@ -568,10 +574,13 @@ function searched(scope: FoldScope): RawBuilder<unknown>[] {
 export const FOLLOW_UP_MINUTES = 30;
 
 const STEP_BITS = sql`(case e.kind when 'session_started' then 1 when 'product_viewed' then 2 when 'cart_line_added' then 4
-                                   when 'checkout_quoted' then 8 when 'order_placed' then 16 else 0 end)`;
+                                   when 'checkout_quoted' then 8 when 'order_placed' then 16 * e.counted_order::int else 0 end)`;
 
 function storefrontEvents(scope: FoldScope): RawBuilder<unknown>[] {
-  const events = sql`select e.* from storefront_events e where ${scoped(scope, 'e', 'bigint')}`;
+  // An order left out of Insights (a test order) is no session's order step, nor a search's follow-up; its session still counts.
+  const events = sql`
+    select e.*, not (e.kind = 'order_placed' and ${leftOutOrder(sql`e.order_id`)}) as counted_order
+    from storefront_events e where ${scoped(scope, 'e', 'bigint')}`;
   // Each session counts once per step, in the hour it started (its session_started event, else its
   // session row's creation, else its first event). A session's start is counted from its session_started
   // event, whenever that is folded in; a session with none counts as started with its first event.
@@ -625,7 +634,7 @@ function storefrontEvents(scope: FoldScope): RawBuilder<unknown>[] {
             from (${events}) e
             join searches q on q.session_id = e.session_id and q.store_id = e.store_id
               and q.created_at < e.occurred_at and q.created_at >= e.occurred_at - make_interval(mins => ${FOLLOW_UP_MINUTES})
-            where e.kind in ('cart_line_added', 'order_placed')
+            where e.kind in ('cart_line_added', 'order_placed') and e.counted_order
             on conflict (search_id, kind) do nothing
             returning search_id, kind`,
       ],

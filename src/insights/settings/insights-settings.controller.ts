@@ -16,7 +16,9 @@ export class InsightsSettingsController {
   @RequirePermission(ANY_INSIGHTS_VIEW)
   @ApiOperation({
     summary: 'Read the Insights settings',
-    description: 'The time zone, currency, week start and language figures are given in.',
+    description:
+      'The time zone, currency, week start and language figures are given in, whether test orders are left out of them, ' +
+      'and the grace after a promise before an order is late.',
   })
   @ApiOkResponse({ type: InsightsSettingsDoc })
   get(@CurrentAdmin() admin: AdminPrincipal) {
@@ -27,7 +29,9 @@ export class InsightsSettingsController {
   @RequirePermission('insights.settings.manage')
   @ApiOperation({
     summary: 'Change the Insights settings',
-    description: 'A new time zone is the store’s, and rebuilds the figures in it: `GET /status` says `rebuilding` until done.',
+    description:
+      'A new time zone is the store’s, and rebuilds the figures in it; counting test orders or not, and a new grace before an order is ' +
+      'late, rebuild the figures too: `GET /status` says `rebuilding` until done.',
   })
   @ApiOkResponse({ type: InsightsSettingsDoc })
   @ApiProblemResponses(['VALIDATION_FAILED', 'MALFORMED_BODY'], 'admin')

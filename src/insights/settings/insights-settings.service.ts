@@ -8,12 +8,13 @@ import type { InsightsSettingsDoc, UpdateInsightsSettingsDto } from '../dto/sett
 import { DEFAULT_WEEK_START } from '../query/store-calendar.js';
 import { RollupMaintainer } from '../rollups/rollup-maintainer.js';
 
-/** The durable job that rebuilds a store's rollups after its time zone changed. */
+/** The durable job that rebuilds a store's rollups after a change of its settings changed its figures. */
 export const REBUILD_JOB = 'insights.rebuild';
 
 /**
  * Insights settings (contract section 8). A time-zone change is the store's (its row holds it) and
- * re-buckets every figure kept by local hour, day or month, so it queues a rebuild of the store's
+ * re-buckets every figure kept by local hour, day or month; whether test orders count, and the grace
+ * before an order is late, change figures already kept too. Each queues a rebuild of the store's
  * rollups as a durable job: one at a time per store, retried if an instance dies under it, and
  * reported by `GET /status` until it has answered the latest change.
  */
@@ -33,30 +34,35 @@ export class InsightsSettingsService implements OnModuleInit {
   }
 
   async get(storeId: string): Promise<InsightsSettingsDoc> {
-    const { rows } = await sql<InsightsSettingsDoc>`
-      select s.timezone, s.currency, coalesce(i.week_starts_on, ${DEFAULT_WEEK_START}) as "weekStartsOn", coalesce(i.language, 'en') as language
-      from stores s left join insights_settings i on i.store_id = s.id where s.id = ${storeId}`.execute(this.db(this.em));
-    return rows[0];
+    return this.read(this.db(this.em), storeId);
   }
 
   async update(storeId: string, change: UpdateInsightsSettingsDto): Promise<InsightsSettingsDoc> {
-    const before = await this.get(storeId);
-    const timezone = change.timezone === undefined || change.timezone === before.timezone ? undefined : await this.zone(change.timezone);
-    await this.em.fork().transactional(async (em) => {
+    const rebuild = await this.em.fork().transactional(async (em) => {
+      const db = this.db(em);
+      // The store's settings row, locked: concurrent changes each compare with what the one before left.
+      await sql`insert into insights_settings (store_id) values (${storeId}) on conflict (store_id) do nothing`.execute(db);
+      await sql`select 1 from insights_settings where store_id = ${storeId} for update`.execute(db);
+      const before = await this.read(db, storeId);
+      const timezone = change.timezone === undefined || change.timezone === before.timezone ? undefined : await this.zone(change.timezone);
+      const excludeTestOrders = change.excludeTestOrders ?? before.excludeTestOrders;
+      const lateAfterHours = change.lateAfterHours === undefined ? before.lateAfterHours : change.lateAfterHours;
+      const rebuild =
+        timezone !== undefined || excludeTestOrders !== before.excludeTestOrders || (lateAfterHours ?? 0) !== (before.lateAfterHours ?? 0);
       await sql`
-        insert into insights_settings (store_id, week_starts_on, language, rebuild_requested_at)
-        values (${storeId}, ${change.weekStartsOn ?? before.weekStartsOn}, ${change.language ?? before.language},
-                ${timezone ? sql`now()` : sql`null`})
-        on conflict (store_id) do update set
-          week_starts_on = excluded.week_starts_on, language = excluded.language, updated_at = now(),
-          rebuild_requested_at = coalesce(excluded.rebuild_requested_at, insights_settings.rebuild_requested_at)`.execute(this.db(em));
+        update insights_settings set
+          week_starts_on = ${change.weekStartsOn ?? before.weekStartsOn}, language = ${change.language ?? before.language},
+          exclude_test_orders = ${excludeTestOrders}, late_after_hours = ${lateAfterHours}, updated_at = now(),
+          rebuild_requested_at = ${rebuild ? sql`now()` : sql`rebuild_requested_at`}
+        where store_id = ${storeId}`.execute(db);
       if (timezone) await this.stores.setTimezone(storeId, timezone, em);
+      return rebuild;
     });
-    if (timezone) await this.jobs.send(REBUILD_JOB, { storeId }, { singletonKey: storeId });
+    if (rebuild) await this.jobs.send(REBUILD_JOB, { storeId }, { singletonKey: storeId });
     return this.get(storeId);
   }
 
-  /** Whether the figures are still being rebuilt after the latest time-zone change. */
+  /** Whether the figures are still being rebuilt after the latest change that asked for it. */
   async rebuilding(storeId: string): Promise<boolean> {
     const { rows } = await sql<{ rebuilding: boolean }>`
       select coalesce(rebuild_requested_at > coalesce(rebuilt_at, '-infinity'), false) as rebuilding
@@ -90,6 +96,15 @@ export class InsightsSettingsService implements OnModuleInit {
       });
     }
     return name;
+  }
+
+  /** A store's settings, the defaults where it has no row yet. */
+  private async read(db: Kysely<unknown>, storeId: string): Promise<InsightsSettingsDoc> {
+    const { rows } = await sql<InsightsSettingsDoc>`
+      select s.timezone, s.currency, coalesce(i.week_starts_on, ${DEFAULT_WEEK_START}) as "weekStartsOn", coalesce(i.language, 'en') as language,
+             coalesce(i.exclude_test_orders, true) as "excludeTestOrders", i.late_after_hours as "lateAfterHours"
+      from stores s left join insights_settings i on i.store_id = s.id where s.id = ${storeId}`.execute(db);
+    return rows[0];
   }
 
   private db(em: EntityManager): Kysely<unknown> {
