@@ -162,9 +162,11 @@ describe('validation answers (issue 8 items 8 and 9)', () => {
       for (const [target, metadata] of storage.validationMetadatas) {
         for (const { propertyName } of metadata.filter((entry) => entry.name === 'isInt')) {
           const schema = document.components.schemas[target.name];
+          // A nullable whole number (one that null clears) is typed ['integer', 'null'].
+          const wholeNumber = (type: string | string[]) => (Array.isArray(type) ? type.filter((one) => one !== 'null') : [type]).join();
           const types = schema
-            ? [schema.properties?.[propertyName]?.type]
-            : queryParameters.filter((parameter) => parameter.name === propertyName).map((parameter) => parameter.schema.type);
+            ? [wholeNumber(schema.properties?.[propertyName]?.type)]
+            : queryParameters.filter((parameter) => parameter.name === propertyName).map((parameter) => wholeNumber(parameter.schema.type));
           if (types.length === 0) continue; // not part of the HTTP API (configuration)
           seen.push(`${target.name}.${propertyName}`);
           expect(types, `${target.name}.${propertyName}`).toEqual(types.map(() => 'integer'));
