@@ -163,7 +163,8 @@ describe('validation answers (issue 8 items 8 and 9)', () => {
         for (const { propertyName } of metadata.filter((entry) => entry.name === 'isInt')) {
           const schema = document.components.schemas[target.name];
           // A nullable whole number (one that null clears) is typed ['integer', 'null'].
-          const wholeNumber = (type: string | string[]) => (Array.isArray(type) ? type.filter((one) => one !== 'null') : [type]).join();
+          const wholeNumber = (type: string | string[] | undefined) =>
+            (Array.isArray(type) ? type.filter((one) => one !== 'null') : [type]).join();
           const types = schema
             ? [wholeNumber(schema.properties?.[propertyName]?.type)]
             : queryParameters.filter((parameter) => parameter.name === propertyName).map((parameter) => wholeNumber(parameter.schema.type));
