@@ -13,6 +13,7 @@ import { ConfigModule } from './infra/config/config.module.js';
 import type { DatabaseConnection } from './infra/database/database-connection.js';
 import { DatabaseModule } from './infra/database/database.module.js';
 import { JobsModule } from './infra/jobs/jobs.module.js';
+import { StorageModule } from './infra/storage/storage.module.js';
 import { StorefrontModule } from './storefront/storefront.module.js';
 import { StoresModule } from './stores/stores.module.js';
 
@@ -26,6 +27,7 @@ export class AppModule {
         DatabaseModule.forRoot(database, ENTITIES),
         // Background work: jobs on pg-boss (sent everywhere, worked where background work is on) and in-process intervals.
         JobsModule.forRoot({ work: options.schedulers !== false }),
+        StorageModule,
         ...(options.schedulers === false ? [] : [ScheduleModule.forRoot()]),
         StoresModule,
         AuthModule,

@@ -37,6 +37,9 @@ import { PendingChange } from './insights/entities/pending-change.entity.js';
 import { ROLLUP_ENTITIES } from './insights/entities/rollups.entity.js';
 import { SavedReport } from './insights/entities/saved-report.entity.js';
 import { InsightsSettings } from './insights/entities/insights-settings.entity.js';
+import { InsightsExport } from './insights/entities/insights-export.entity.js';
+import { InsightsSchedule } from './insights/entities/insights-schedule.entity.js';
+import { InsightsDelivery } from './insights/entities/insights-delivery.entity.js';
 
 /** Every entity, registered explicitly: no folder scanning at start-up. */
 export const ENTITIES = [
@@ -79,4 +82,7 @@ export const ENTITIES = [
   StaffSignInFailure,
   SavedReport,
   InsightsSettings,
+  InsightsExport,
+  InsightsSchedule,
+  InsightsDelivery,
 ];

@@ -14,11 +14,30 @@ import { InsightsSettingsController } from './settings/insights-settings.control
 import { InsightsSettingsService } from './settings/insights-settings.service.js';
 import { SavedReportsController } from './saved-reports/saved-reports.controller.js';
 import { SavedReportsService } from './saved-reports/saved-reports.service.js';
+import { ReportDefinitions } from './saved-reports/report-definitions.js';
+import { ExportsController } from './exports/exports.controller.js';
+import { ExportsService } from './exports/exports.service.js';
+import { SchedulesController } from './schedules/schedules.controller.js';
+import { SchedulesService } from './schedules/schedules.service.js';
+import { DeliveriesService } from './schedules/deliveries.service.js';
+import { DashboardModule } from '../auth/dashboard/dashboard.module.js';
+import { NotificationsModule } from '../notifications/notifications.module.js';
 
-/** Insights (contract section 8): the built-in reports, the builder, measures, dimensions and status, over per-store rollups. */
+/**
+ * Insights (contract section 8): the built-in reports, the builder, measures, dimensions and status, over
+ * per-store rollups; saved reports, exports, delivery schedules and settings.
+ */
 @Module({
-  imports: [RollupsModule, StoresModule],
-  controllers: [ReportsController, BuilderController, InsightsCatalogueController, SavedReportsController, InsightsSettingsController],
+  imports: [RollupsModule, StoresModule, DashboardModule, NotificationsModule],
+  controllers: [
+    ReportsController,
+    BuilderController,
+    InsightsCatalogueController,
+    SavedReportsController,
+    InsightsSettingsController,
+    ExportsController,
+    SchedulesController,
+  ],
   providers: [
     QueryEngine,
     StoreCalendars,
@@ -26,8 +45,12 @@ import { SavedReportsService } from './saved-reports/saved-reports.service.js';
     FreshnessService,
     ReportService,
     BuilderService,
+    ReportDefinitions,
     SavedReportsService,
     InsightsSettingsService,
+    ExportsService,
+    SchedulesService,
+    DeliveriesService,
   ],
 })
 export class InsightsModule {}

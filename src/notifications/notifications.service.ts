@@ -2,7 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import type { Locale } from '../common/locale.js';
-import { NOTIFIER, type Notifier } from './notifier.js';
+import { NOTIFIER, type Attachment, type Notifier } from './notifier.js';
 import { renderTemplate, type TemplateName, type TemplateVars } from './templates.js';
 
 export interface NotificationRequest<T extends TemplateName> {
@@ -11,10 +11,11 @@ export interface NotificationRequest<T extends TemplateName> {
   locale: Locale;
   template: T;
   vars: TemplateVars[T];
+  attachments?: Attachment[];
 }
 
 /**
- * Renders a template in the shopper's language and hands it to the configured notifier. Rejects with
+ * Renders a template in the reader's language and hands it to the configured notifier. Rejects with
  * NotificationFailedError when delivery fails: callers decide whether that fails their request.
  */
 @Injectable()
@@ -35,6 +36,7 @@ export class NotificationsService {
       locale: request.locale,
       template: request.template,
       ...rendered,
+      attachments: request.attachments,
     });
   }
 

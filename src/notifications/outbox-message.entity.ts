@@ -16,6 +16,8 @@ const OutboxMessageSchema = defineEntity({
     locale: p.enum(LOCALES),
     subject: p.text(),
     bodyText: p.text(),
+    /** Files sent with the message, whole (base64). */
+    attachments: p.json<{ filename: string; contentType: string; bytes: number; contentBase64: string }[]>().nullable(),
     createdAt: createdAt(),
   },
 });

@@ -38,6 +38,7 @@ export class SmtpNotifier implements Notifier, OnApplicationShutdown {
         text: message.text,
         html: `<!doctype html><html lang="${message.locale}" dir="${rtl ? 'rtl' : 'ltr'}"><body><pre style="font-family:inherit;white-space:pre-wrap">${escapeHtml(message.text)}</pre></body></html>`,
         headers: { 'Content-Language': message.locale },
+        attachments: message.attachments?.map(({ filename, contentType, content }) => ({ filename, contentType, content })),
       });
     } catch (error) {
       // The reason is the transport's (connection, response code), never the message: it holds codes.

@@ -1,4 +1,5 @@
 import type { Locale } from '../common/locale.js';
+import { currencyDigits } from '../common/money.js';
 
 /** Every message the service sends a shopper, and the values each one needs. */
 export interface TemplateVars {
@@ -8,6 +9,10 @@ export interface TemplateVars {
   already_registered_code: { code: string; expiresInMinutes: number };
   /** `total` in minor units of `currency`. */
   order_confirmation: { orderNumber: string | number; total: number; currency: string; itemCount: number };
+  /** A scheduled Insights report, its file attached; `from` and `to` are the range's calendar dates. */
+  report_delivery: { scheduleName: string; reportName: string; from: string; to: string; rows: number; fileName: string };
+  /** To a schedule's owner: a delivery failed for good, and why (in the message's language). */
+  report_delivery_failed: { scheduleName: string; reportName: string; dueAt: string; reason: string; attempts: number };
 }
 
 export type TemplateName = keyof TemplateVars;
@@ -16,6 +21,8 @@ export const TEMPLATE_NAMES = [
   'registration_code',
   'already_registered_code',
   'order_confirmation',
+  'report_delivery',
+  'report_delivery_failed',
 ] as const satisfies readonly TemplateName[];
 
 export interface RenderedMessage {
@@ -130,6 +137,52 @@ const TEMPLATES: { [T in TemplateName]: Record<Locale, Renderer<T>> } = {
       ),
     }),
   },
+  report_delivery: {
+    en: ({ scheduleName, reportName, from, to, rows, fileName }, { storeName }) => ({
+      subject: `${storeName}: ${scheduleName} (${from} to ${to})`,
+      text: lines(
+        `Here is "${reportName}" for ${from} to ${to}, as scheduled in ${storeName}'s Insights.`,
+        '',
+        `Rows: ${rows.toLocaleString('en')}`,
+        `File: ${fileName} (attached)`,
+        '',
+        'To change or stop these emails, open the schedule in the dashboard.',
+      ),
+    }),
+    ar: ({ scheduleName, reportName, from, to, rows, fileName }, { storeName }) => ({
+      subject: `${storeName}: ${scheduleName} (${from} إلى ${to})`,
+      text: lines(
+        `إليك تقرير «${reportName}» للفترة من ${from} إلى ${to}، كما جُدول في تحليلات ${storeName}.`,
+        '',
+        `عدد الصفوف: ${rows.toLocaleString('ar')}`,
+        `الملف: ${fileName} (مرفق)`,
+        '',
+        'لتغيير هذه الرسائل أو إيقافها، افتح الجدول في لوحة التحكم.',
+      ),
+    }),
+  },
+  report_delivery_failed: {
+    en: ({ scheduleName, reportName, dueAt, reason, attempts }, { storeName }) => ({
+      subject: `${storeName}: "${scheduleName}" was not delivered`,
+      text: lines(
+        `The delivery of "${reportName}" due at ${dueAt} (UTC) failed after ${attempts} attempt${attempts === 1 ? '' : 's'} and was not sent.`,
+        '',
+        `Why: ${reason}`,
+        '',
+        'Its recipients received nothing for this due time. The schedule stays on for the next one; its deliveries are listed in the dashboard.',
+      ),
+    }),
+    ar: ({ scheduleName, reportName, dueAt, reason, attempts }, { storeName }) => ({
+      subject: `${storeName}: لم يُرسَل «${scheduleName}»`,
+      text: lines(
+        `فشل إرسال تقرير «${reportName}» المستحق في ${dueAt} (بالتوقيت العالمي) بعد ${attempts} من المحاولات ولم يُرسَل.`,
+        '',
+        `السبب: ${reason}`,
+        '',
+        'لم يتلقَّ المستلمون شيئًا لهذا الموعد. يبقى الجدول فعّالًا للموعد التالي، وتظهر عمليات الإرسال في لوحة التحكم.',
+      ),
+    }),
+  },
 };
 
 export function renderTemplate<T extends TemplateName>(
@@ -144,8 +197,7 @@ export function renderTemplate<T extends TemplateName>(
 /** Minor units shown in the currency's own precision (SAR: 2 decimals, KWD: 3, JPY: 0). */
 export function formatMoney(minorUnits: number, currency: string, locale: Locale): string {
   const format = new Intl.NumberFormat(locale === 'ar' ? 'ar-SA' : 'en-SA', { style: 'currency', currency });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return format.format(minorUnits / 10 ** digits);
+  return format.format(minorUnits / 10 ** currencyDigits(currency));
 }
 
 function lines(...text: string[]): string {

@@ -32,7 +32,17 @@ describe('outbox list (command line)', () => {
       [second, 'sign_in_code'],
       [first, 'sign_in_code'],
     ]);
-    expect(Object.keys(all.json.messages[0]).sort()).toEqual(['bodyText', 'createdAt', 'id', 'locale', 'recipient', 'subject', 'template']);
+    expect(Object.keys(all.json.messages[0]).sort()).toEqual([
+      'attachments',
+      'bodyText',
+      'createdAt',
+      'id',
+      'locale',
+      'recipient',
+      'subject',
+      'template',
+    ]);
+    expect(all.json.messages[0].attachments).toEqual([]);
 
     const filtered = await cli('outbox', 'list', '--store', store.storeId, '--to', first.toUpperCase(), '--limit', '5');
     expect(filtered.code).toBe(0);

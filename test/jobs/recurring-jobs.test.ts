@@ -17,6 +17,8 @@ describe('recurring jobs across instances', () => {
       { name: 'account.secrets-retention', cron: '0 * * * *' },
       { name: 'auth.signing-key-rotation', cron: '0 * * * *' },
       { name: 'dashboard.sign-in-failures-retention', cron: '0 * * * *' },
+      { name: 'insights.exports-expiry', cron: '*/15 * * * *' },
+      { name: 'insights.schedules-dispatch', cron: '* * * * *' },
       { name: 'payments.capture-retry', cron: '* * * * *' },
     ]);
     // Both instances registered with the queue, and both work its jobs.

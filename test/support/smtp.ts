@@ -8,6 +8,8 @@ export interface TestSmtpServer {
   messages: ParsedMail[];
   /** Makes the server refuse every message with a 554 until called with false. */
   refuseMessages(refuse: boolean): void;
+  /** Makes the server refuse these recipients (550 at RCPT TO) and take everyone else's mail. */
+  refuseRecipients(addresses: string[]): void;
   /** Waits until `count` messages have arrived. */
   received(count: number, ms?: number): Promise<ParsedMail[]>;
   close(): Promise<void>;
@@ -20,12 +22,19 @@ const PASSWORD = 'smtp-test-password';
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const messages: ParsedMail[] = [];
   let refusing = false;
+  let refusedRecipients = new Set<string>();
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
     logger: false,
     onAuth(auth, _session, callback) {
       if (auth.username === USER && auth.password === PASSWORD) callback(null, { user: USER });
       else callback(new Error('Invalid username or password'));
+    },
+    onRcptTo(address, _session, callback) {
+      if (refusedRecipients.has(address.address.toLowerCase())) {
+        return callback(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
+      }
+      callback();
     },
     onData(stream, _session, callback) {
       simpleParser(stream).then(
@@ -45,6 +54,9 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     messages,
     refuseMessages: (refuse) => {
       refusing = refuse;
+    },
+    refuseRecipients: (addresses) => {
+      refusedRecipients = new Set(addresses.map((address) => address.toLowerCase()));
     },
     async received(count, ms = 5000) {
       const deadline = Date.now() + ms;

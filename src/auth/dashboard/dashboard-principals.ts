@@ -95,6 +95,20 @@ export class DashboardPrincipals {
     return stillOpen(entry.identity);
   }
 
+  /**
+   * A staff member as they stand now, for work done in the background on their behalf (an export, a
+   * scheduled delivery): their role's permissions and their store's plan today, or null once removed.
+   * Not cached: each piece of work reads it once.
+   */
+  async ofStaffMember(staffId: string): Promise<DashboardIdentity | null> {
+    const { rows } = await sql<StaffRow>`
+      select m.store_id, false as revoked, m.id as staff_id, m.email, m.name, m.role, m.permissions,
+             m.removed_at is not null as removed, s.name as store_name, s.plan, s.timezone, s.currency
+      from staff_members m join stores s on s.id = m.store_id
+      where m.id = ${staffId}`.execute(this.em.getKysely());
+    return rows[0] ? staffIdentity(rows[0], `background:${staffId}`) : null;
+  }
+
   /** Drops what the change touched here at once, then tells every other instance. */
   async publish(change: DashboardChange): Promise<void> {
     this.invalidate(change);
@@ -129,20 +143,7 @@ export class DashboardPrincipals {
     const row = rows[0];
     const cachedUntil = Date.now() + CACHE_TTL_MS;
     if (!row) return { identity: null, cachedUntil };
-    const identity: DashboardIdentity | null =
-      row.revoked || row.removed
-        ? null
-        : {
-            kind: 'staff',
-            storeId: row.store_id,
-            sessionId,
-            staff: { id: row.staff_id, email: row.email, name: row.name, role: row.role },
-            store: storeOf(row),
-            permissions: permissionsOf(row.role, row.permissions),
-            entitlements: entitlementsOf(row.plan),
-            readOnly: false,
-          };
-    return { identity, staffId: row.staff_id, storeId: row.store_id, cachedUntil };
+    return { identity: staffIdentity(row, sessionId), staffId: row.staff_id, storeId: row.store_id, cachedUntil };
   }
 
   private async readSupport(sessionId: string): Promise<CacheEntry> {
@@ -169,6 +170,21 @@ export class DashboardPrincipals {
         };
     return { identity, storeId: row.store_id, cachedUntil };
   }
+}
+
+/** The principal a staff member's row stands for, or null for a revoked session or a removed member. */
+function staffIdentity(row: StaffRow, sessionId: string): DashboardIdentity | null {
+  if (row.revoked || row.removed) return null;
+  return {
+    kind: 'staff',
+    storeId: row.store_id,
+    sessionId,
+    staff: { id: row.staff_id, email: row.email, name: row.name, role: row.role },
+    store: storeOf(row),
+    permissions: permissionsOf(row.role, row.permissions),
+    entitlements: entitlementsOf(row.plan),
+    readOnly: false,
+  };
 }
 
 function storeOf(row: { store_id: string; store_name: string; plan: StorePlan; timezone: string; currency: string }) {

@@ -273,6 +273,24 @@ export const ERRORS = {
     message_en: 'This report has more than 5,000 rows. Narrow it down, or export it: exports have no row limit.',
     message_ar: 'يتجاوز هذا التقرير 5000 صف. ضيّق نطاقه أو صدّره: لا حد لعدد الصفوف في التصدير.',
   },
+  export_not_ready: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'The export is not finished yet. Poll GET /admin/insights/exports/{id} until its status is succeeded.',
+    message_ar: 'لم يكتمل التصدير بعد. تابع GET /admin/insights/exports/{id} حتى تصبح حالته succeeded.',
+  },
+  export_failed: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'The export failed, so it has no file. Its error says why; start a new export.',
+    message_ar: 'فشل التصدير، فلا ملف له. يوضح خطؤه السبب؛ ابدأ تصديرًا جديدًا.',
+  },
+  export_expired: {
+    status: 410,
+    title: 'Gone',
+    message_en: 'The export’s file was deleted when it expired, 7 days after it was made. Start a new export.',
+    message_ar: 'حُذف ملف التصدير عند انتهاء صلاحيته بعد 7 أيام من إنشائه. ابدأ تصديرًا جديدًا.',
+  },
   NOT_FOUND: {
     status: 404,
     title: 'Not Found',

@@ -28,19 +28,29 @@ export function NullableField() {
   return ValidateIf((_object: object, value: unknown) => value !== undefined && value !== null);
 }
 
-export function EmailField() {
-  return applyDecorators(Transform(trim), IsString(), MaxLength(254), IsEmailAddress());
+/** An email address, trimmed; `each`: an array of them. */
+export function EmailField(options: { each?: boolean } = {}) {
+  const each = { each: options.each ?? false };
+  return applyDecorators(
+    Transform(options.each ? ({ value }) => (Array.isArray(value) ? value.map((item) => trim({ value: item })) : value) : trim),
+    IsString(each),
+    MaxLength(254, each),
+    IsEmailAddress(each),
+  );
 }
 
 /** class-validator's IsEmail, except that it never throws (validator's isEmail throws on a lone surrogate). */
-function IsEmailAddress() {
-  return ValidateBy({
-    name: 'isEmail',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && textProblem(value) === null && isEmail(value),
-      defaultMessage: () => 'must be an email address',
+function IsEmailAddress(options: { each: boolean }) {
+  return ValidateBy(
+    {
+      name: 'isEmail',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && textProblem(value) === null && isEmail(value),
+        defaultMessage: () => 'must be an email address',
+      },
     },
-  });
+    options,
+  );
 }
 
 export function PasswordField() {

@@ -82,6 +82,13 @@ export class AppConfig {
   @Max(60)
   INSIGHTS_FOLD_SECONDS = 5;
 
+  /** The wait before background work that failed (an export, a report delivery) is tried again; it doubles each time. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  JOB_RETRY_DELAY_SECONDS = 30;
+
   @Transform(toInt)
   @IsInt()
   @Min(1024)

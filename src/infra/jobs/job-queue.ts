@@ -1,6 +1,8 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { PgBoss, type Queue, type SendOptions } from 'pg-boss';
+import type { Kysely } from 'kysely';
+import { fromKysely, PgBoss, type Queue, type SendOptions } from 'pg-boss';
 import { DatabaseConnection } from '../database/database-connection.js';
 import { RECURRING_JOB, type RecurringJobMetadata } from './recurring.decorator.js';
 
@@ -8,6 +10,13 @@ import { RECURRING_JOB, type RecurringJobMetadata } from './recurring.decorator.
 export const JOB_SCHEMA = 'pgboss';
 /** How long a stopping instance lets running jobs finish before it lets go (they are retried elsewhere). */
 const STOP_TIMEOUT_MS = 10_000;
+/**
+ * How often an instance looks for jobs whose worker stopped sending heartbeats (a killed process):
+ * with a queue's 10 s heartbeat, such a job is taken up again within about 15 s.
+ */
+const SUPERVISE_INTERVAL_SECONDS = 5;
+/** How often an idle worker looks for jobs due (a retry after its wait, a job sent while NOTIFY was down). */
+const POLL_SECONDS = 2;
 
 export const JOB_QUEUE_OPTIONS = Symbol('JobQueueOptions');
 export interface JobQueueOptions {
@@ -21,6 +30,8 @@ interface Worker {
   name: string;
   queue: QueueOptions;
   handle: (data: object) => Promise<unknown>;
+  /** Jobs of the queue this instance works at once. */
+  concurrency: number;
 }
 
 /**
@@ -49,25 +60,41 @@ export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
       // Its own small pool beside the ORM's: polling and cron need few connections.
       max: options.work ? 4 : 2,
       supervise: options.work,
+      superviseIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
+      // Heartbeats are checked by the queue monitor, which otherwise runs once a minute.
+      monitorIntervalSeconds: SUPERVISE_INTERVAL_SECONDS,
       schedule: options.work,
+      // Workers of queues created with `notify` start a new job at once rather than at their next poll.
+      useListenNotify: options.work,
     });
     this.boss.on('error', (error: Error) => this.logger.error(`job queue: ${error.message}`));
   }
 
-  /** Handles the jobs of queue `name` (created with `queue`'s policy and retries) wherever work runs. */
-  define<T extends object>(name: string, queue: QueueOptions, handle: (data: T) => Promise<unknown>): void {
-    this.workers.push({ name, queue, handle: handle as (data: object) => Promise<unknown> });
+  /**
+   * Handles the jobs of queue `name` (created with `queue`'s policy and retries, and woken at once when
+   * one is sent) wherever work runs, `concurrency` at a time per instance.
+   */
+  define<T extends object>(name: string, queue: QueueOptions, handle: (data: T) => Promise<unknown>, concurrency = 1): void {
+    this.workers.push({ name, queue: { notify: true, ...queue }, handle: handle as (data: object) => Promise<unknown>, concurrency });
   }
 
-  /** Queues a job; null when the queue's policy or `singletonKey` already holds one like it. */
-  send(name: string, data: object, options: SendOptions = {}): Promise<string | null> {
-    return this.boss.send(name, data, options);
+  /**
+   * Queues a job; null when the queue's policy or `singletonKey` already holds one like it. Given the
+   * entity manager of a transaction, the job is part of it: it exists if and only if the transaction commits.
+   */
+  send(name: string, data: object, options: SendOptions = {}, within?: EntityManager): Promise<string | null> {
+    return this.boss.send(name, data, within ? { ...options, db: fromKysely(within.getKysely() as Kysely<unknown>) } : options);
   }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.boss.start();
     const recurring = this.recurringJobs();
-    for (const worker of [...this.workers, ...recurring]) await this.boss.createQueue(worker.name, worker.queue);
+    for (const worker of [...this.workers, ...recurring]) {
+      await this.boss.createQueue(worker.name, worker.queue);
+      // A queue keeps the options it was created with: bring its retries and expiry to what the code and configuration say now.
+      const { policy: _policy, heartbeatSeconds: _heartbeat, retryDelayMax: _delayMax, ...current } = worker.queue;
+      await this.boss.updateQueue(worker.name, current);
+    }
     if (!this.options.work) return;
     for (const worker of [...this.workers, ...recurring]) await this.work(worker);
     for (const job of recurring) await this.boss.schedule(job.name, job.cron, null, { tz: 'UTC' });
@@ -83,7 +110,9 @@ export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   private async work(worker: Worker): Promise<void> {
-    await this.boss.work<object>(worker.name, async ([job]) => {
+    // NOTIFY wakes a worker for a new job, not for a retry coming due: that one waits for the poll, so keep the poll short.
+    const polling = { pollingIntervalSeconds: POLL_SECONDS, notifyPollingIntervalSeconds: POLL_SECONDS };
+    await this.boss.work<object>(worker.name, { localConcurrency: worker.concurrency, ...polling }, async ([job]) => {
       try {
         await worker.handle(job.data ?? {});
       } catch (error) {
@@ -106,6 +135,7 @@ export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
           ...metadata,
           // `stately`: at most one queued and one running, so a slow run is never doubled; no retry, the next due time is one.
           queue: { policy: 'stately', retryLimit: 0 },
+          concurrency: 1,
           handle: () => (instance[method] as () => Promise<unknown>).call(instance),
         });
       }

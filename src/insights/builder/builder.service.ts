@@ -10,7 +10,9 @@ import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { QueryEngine, type Filter, type FilterOperator, type QuerySpec } from '../query/query-engine.js';
 import { isCalendarDate, periodsOf, resolveRange, type Compare, type DateRange } from '../query/ranges.js';
+import { EXPORT_BATCH_ROWS, type ReportRows } from '../query/report-rows.js';
 import { StoreCalendars } from '../query/store-calendar.js';
+import type { ReportColumnDoc } from '../reports/report.service.js';
 
 export const MAX_BUILDER_DIMENSIONS = 3;
 export const BUILDER_ROW_LIMIT = 5000;
@@ -80,22 +82,7 @@ export class BuilderService {
       range: rangeDoc(resolved.range),
       compareRange: resolved.compare ? rangeDoc(resolved.compare) : null,
       currency: calendar.currency,
-      columns: [
-        ...dimensions.map((dimension) => ({
-          name: dimension.name,
-          kind: 'dimension',
-          type: dimension.type === 'date' ? 'date' : 'text',
-          label_en: dimension.label.en,
-          label_ar: dimension.label.ar,
-        })),
-        ...measures.map((measure) => ({
-          name: measure.name,
-          kind: 'measure',
-          type: measure.type,
-          label_en: measure.label.en,
-          label_ar: measure.label.ar,
-        })),
-      ],
+      columns: columnsOf(dimensions, measures),
       totals: totals.rows[0] ?? {},
       compareTotals: compareTotals ? (compareTotals.rows[0] ?? {}) : null,
       series,
@@ -104,6 +91,22 @@ export class BuilderService {
       rowCount: returned,
       nextCursor: null,
       dataAsOf: freshness.dataAsOf,
+    };
+  }
+
+  /** Every row of the query (its `limit` at most, however many that is), for a file; no compare. */
+  async table(query: BuilderQuery, admin: AdminPrincipal): Promise<ReportRows> {
+    const { measures, dimensions, calendar, resolved, spec } = await this.prepare(query, admin);
+    const names = dimensions.map((dimension) => dimension.name);
+    const main = spec(resolved.range, names);
+    const rowCount = await this.engine.count(main);
+    return {
+      report: 'builder',
+      range: resolved.range,
+      currency: calendar.currency,
+      columns: columnsOf(dimensions, measures),
+      totalRows: Math.min(rowCount, query.limit ?? rowCount),
+      batches: this.values.labelBatches(admin.storeId, this.engine.stream(main, EXPORT_BATCH_ROWS, query.limit), names),
     };
   }
 
@@ -235,4 +238,23 @@ export class BuilderService {
       };
     });
   }
+}
+
+function columnsOf(dimensions: DimensionDef[], measures: MeasureDef[]): ReportColumnDoc[] {
+  return [
+    ...dimensions.map((dimension) => ({
+      name: dimension.name,
+      kind: 'dimension' as const,
+      type: dimension.type === 'date' ? 'date' : 'text',
+      label_en: dimension.label.en,
+      label_ar: dimension.label.ar,
+    })),
+    ...measures.map((measure) => ({
+      name: measure.name,
+      kind: 'measure' as const,
+      type: measure.type,
+      label_en: measure.label.en,
+      label_ar: measure.label.ar,
+    })),
+  ];
 }

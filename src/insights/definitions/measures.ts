@@ -419,8 +419,8 @@ export const MEASURES: readonly MeasureDef[] = [
     type: 'count',
     label: { en: 'Late orders', ar: 'الطلبات المتأخرة' },
     description: {
-      en: 'Orders due that day and delivered (or made ready for pickup) after the promise.',
-      ar: 'الطلبات المستحقة في ذلك اليوم التي سُلّمت (أو جُهّزت للاستلام) بعد الموعد.',
+      en: 'Orders due that day and delivered (or made ready for pickup) after the promise and the settings’ grace.',
+      ar: 'الطلبات المستحقة في ذلك اليوم التي سُلّمت (أو جُهّزت للاستلام) بعد الموعد ومهلة الإعدادات.',
     },
     in: { fulfilment: total('late_orders') },
   },
@@ -430,8 +430,8 @@ export const MEASURES: readonly MeasureDef[] = [
     type: 'ratio',
     label: { en: 'On-time rate', ar: 'نسبة الالتزام بالموعد' },
     description: {
-      en: 'Orders fulfilled by their promise ÷ orders fulfilled, by the day of the promise; orders still open are neither.',
-      ar: 'الطلبات المسلّمة في موعدها ÷ الطلبات المسلّمة، حسب يوم الموعد؛ والطلبات المفتوحة لا تُحسب في أيٍّ منهما.',
+      en: 'Orders fulfilled by their promise and the settings’ grace ÷ orders fulfilled, by the day of the promise; orders still open are neither.',
+      ar: 'الطلبات المسلّمة في موعدها ومهلة الإعدادات ÷ الطلبات المسلّمة، حسب يوم الموعد؛ والطلبات المفتوحة لا تُحسب في أيٍّ منهما.',
     },
     in: { fulfilment: () => sql.raw('sum(t.kept_orders)::float8 / nullif(sum(t.kept_orders + t.late_orders), 0)') },
   },

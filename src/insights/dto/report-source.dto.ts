@@ -53,7 +53,7 @@ export class ReportParamsDto extends QueryRangeDto {
 export type ReportDefinition = { report: ReportName; params?: ReportParamsDto } | { builder: BuilderRunDto };
 
 /** Set only when the object's `other` property is not. */
-function NotWith(other: string) {
+export function NotWith(other: string) {
   return ValidateBy({
     name: 'notWith',
     constraints: [other],

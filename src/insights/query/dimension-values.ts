@@ -75,6 +75,11 @@ export class DimensionValues {
     });
   }
 
+  /** Batches of rows, each with its `labels`, looked up a batch at a time. */
+  async *labelBatches<T extends Record<string, unknown>>(storeId: string, batches: AsyncIterable<T[]>, dimensions: string[]) {
+    for await (const rows of batches) yield await this.labelRows(storeId, rows, dimensions);
+  }
+
   /** Values matching `query` (in English or Arabic, letter forms and diacritics folded), a page at a time. */
   async search(
     storeId: string,

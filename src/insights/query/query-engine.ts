@@ -100,6 +100,24 @@ export class QueryEngine {
     return { rows: rows.slice(page.offset, page.offset + page.limit), more: rows.length > page.offset + page.limit };
   }
 
+  /**
+   * Every row of the query as `rows` gives them, sorted as asked (else by the dimensions), read through
+   * a cursor a batch at a time: one statement, never the whole result in memory. Measures of several
+   * sources are joined in SQL on their dimension values; `limit` keeps the first rows only.
+   */
+  async *stream(asked: QuerySpec, batchSize: number, limit?: number): AsyncGenerator<Row[]> {
+    const spec = withoutVacuousFilters(asked);
+    const parts = this.plan(spec);
+    const page = limit === undefined ? undefined : { limit, offset: 0 };
+    const statement = parts.length === 1 ? this.select(spec, parts[0], page) : this.joined(spec, parts, page);
+    const db = this.em.getKysely() as Kysely<unknown>;
+    for await (const { rows } of db.getExecutor().stream(statement.compile(db), batchSize)) {
+      yield (rows as Record<string, unknown>[]).map((raw) =>
+        parts.length === 1 ? this.convert(spec, parts[0], raw) : this.fillMissing(spec, this.convertJoined(spec, parts, raw)),
+      );
+    }
+  }
+
   /** How many rows the query has, counted without computing them. */
   async count(asked: QuerySpec): Promise<number> {
     const spec = withoutVacuousFilters(asked);
@@ -231,6 +249,50 @@ export class QueryEngine {
     order.push(...spec.dimensions.map((dimension) => sql.ref(dimension)));
     const ordered = order.length > 0 ? sql`${query} order by ${sql.join(order)}` : query;
     return page ? sql`${ordered} limit ${page.limit} offset ${page.offset}` : ordered;
+  }
+
+  /**
+   * The parts of a query whose measures come from several sources, as one statement: full outer joins
+   * on the dimension values, each measure from its part (absent where its part has no such row), sorted
+   * as `compare` sorts the merged rows.
+   */
+  private joined(spec: QuerySpec, parts: Part[], page?: { limit: number; offset: number }): RawBuilder<unknown> {
+    const alias = (index: number) => sql.ref(`p${index}`);
+    const key = (dimension: string, upTo: number) =>
+      upTo === 1
+        ? sql.ref(`p0.${dimension}`)
+        : sql`coalesce(${sql.join(parts.slice(0, upTo).map((_, index) => sql.ref(`p${index}.${dimension}`)))})`;
+    const from = parts.map((part, index) => {
+      const select = sql`(${this.select(spec, part)}) ${alias(index)}`;
+      if (index === 0) return select;
+      if (spec.dimensions.length === 0) return sql`full join ${select} on true`;
+      const on = spec.dimensions.map((dimension) => sql`${key(dimension, index)} = ${sql.ref(`p${index}.${dimension}`)}`);
+      return sql`full join ${select} on ${sql.join(on, sql` and `)}`;
+    });
+    const columns = [
+      ...spec.dimensions.map((dimension) => sql`${key(dimension, parts.length)} as ${sql.ref(dimension)}`),
+      ...parts.flatMap((part, index) => [
+        ...part.measures.map((measure) => sql.ref(`p${index}.${measure.name}`)),
+        sql`${sql.ref(`p${index}.one`)} as ${sql.ref(`present${index}`)}`,
+      ]),
+    ];
+    const order: RawBuilder<unknown>[] = [];
+    if (spec.sort) order.push(sql`${sql.ref(spec.sort.measure)} ${sql.raw(spec.sort.descending ? 'desc' : 'asc')} nulls last`);
+    order.push(...spec.dimensions.map((dimension) => sql.ref(dimension)));
+    const statement = sql`select ${sql.join(columns)} from ${sql.join(from, sql` `)}`;
+    const ordered = order.length > 0 ? sql`${statement} order by ${sql.join(order)}` : statement;
+    return page ? sql`${ordered} limit ${page.limit} offset ${page.offset}` : ordered;
+  }
+
+  /** A row of `joined`: each measure from its part where the part has the row. */
+  private convertJoined(spec: QuerySpec, parts: Part[], raw: Record<string, unknown>): Row {
+    const row: Row = {};
+    for (const dimension of spec.dimensions) row[dimension] = raw[dimension] as string;
+    parts.forEach((part, index) => {
+      if (raw[`present${index}`] === null) return;
+      for (const { name } of part.measures) row[name] = raw[name] === null || raw[name] === undefined ? null : Number(raw[name]);
+    });
+    return row;
   }
 
   /**

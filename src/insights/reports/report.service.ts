@@ -13,6 +13,7 @@ import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { QueryEngine, type Filter, type QuerySpec, type Row } from '../query/query-engine.js';
 import { addDays, periodsOf, resolveRange, wholeMonths, type Compare, type DateRange, type ResolvedRange } from '../query/ranges.js';
+import { EXPORT_BATCH_ROWS, type ReportRows } from '../query/report-rows.js';
 import { StoreCalendars, type StoreCalendar } from '../query/store-calendar.js';
 import { COUNTED_ORDERS } from '../rollups/counted-orders.js';
 
@@ -112,7 +113,7 @@ export class ReportService {
       resolved.compare ? this.totals(request, resolved.compare) : null,
       this.series(request, resolved.range),
       resolved.compare ? this.series(request, resolved.compare) : null,
-      this.table(request),
+      this.tablePage(request),
       this.freshness.of(calendar.storeId),
     ]);
     const rangeDoc = (range: DateRange) => ({ ...range, timezone: calendar.timezone, grain: resolved.grain });
@@ -135,6 +136,63 @@ export class ReportService {
   /** Checks a report's request as a run would (range, plan, filters, sort, cursor) without running it. */
   async validate(name: ReportName, params: ReportParams, admin: AdminPrincipal): Promise<void> {
     await this.check(REPORTS[name], params, admin);
+  }
+
+  /**
+   * The report's whole table, for a file: every row, read a batch at a time (a measure table through
+   * one cursor), whatever `limit` and `cursor` say. The overview, which has no table, gives its series.
+   */
+  async table(name: ReportName, params: ReportParams, admin: AdminPrincipal): Promise<ReportRows> {
+    const request = await this.check(REPORTS[name], { ...params, cursor: undefined }, admin);
+    const { def, calendar, resolved } = request;
+    const file = { report: name, range: resolved.range, currency: calendar.currency };
+    const table = def.table;
+    const page = { offset: 0, limit: EXPORT_BATCH_ROWS };
+    switch (table.kind) {
+      case 'none': {
+        const grain = resolved.grain;
+        const series = await this.series(request, resolved.range);
+        const rows = series.map(({ period, ...figures }) => ({ [grain]: period, ...figures }));
+        return {
+          ...file,
+          columns: [dimensionColumn(grain), ...def.series.map(measureColumn)],
+          totalRows: rows.length,
+          batches: batchesOf(rows),
+        };
+      }
+      case 'split': {
+        const dimensions = [...table.dimensions, ...(table.grain ? [resolved.grain] : [])];
+        const spec = this.spec(request, resolved.range, this.measures(table.measures), dimensions, true);
+        return {
+          ...file,
+          columns: this.tableColumns(def, resolved.grain),
+          totalRows: await this.engine.count(spec),
+          batches: this.values.labelBatches(calendar.storeId, this.engine.stream(spec, EXPORT_BATCH_ROWS), dimensions),
+        };
+      }
+      case 'not_selling':
+      case 'late_orders': {
+        const first = await this.tablePage({ ...request, page });
+        const totalRows = table.kind === 'not_selling' ? Number(first.totals!.products_not_selling) : await this.lateOrderCount(request);
+        return { ...file, columns: this.tableColumns(def, resolved.grain), totalRows, batches: this.pages({ ...request, page }, first) };
+      }
+      default: {
+        // Cohorts, customer groups and the funnel are a few hundred rows at most: one batch.
+        const { rows } = await this.tablePage({ ...request, page: { offset: 0, limit: Number.MAX_SAFE_INTEGER } });
+        return { ...file, columns: this.tableColumns(def, resolved.grain), totalRows: rows.length, batches: batchesOf(rows) };
+      }
+    }
+  }
+
+  /** A table read page after page, from its first one. */
+  private async *pages(request: Request, first: { rows: ReportRow[]; more: boolean }): AsyncGenerator<ReportRow[]> {
+    let page = first;
+    for (let offset = 0; ;) {
+      if (page.rows.length > 0) yield page.rows;
+      if (!page.more) return;
+      offset += request.page.limit;
+      page = await this.tablePage({ ...request, page: { offset, limit: request.page.limit } });
+    }
   }
 
   // --- the request ---
@@ -244,7 +302,7 @@ export class ReportService {
 
   // --- tables ---
 
-  private async table(request: Request): Promise<{ rows: ReportRow[]; more: boolean; totals?: Values }> {
+  private async tablePage(request: Request): Promise<{ rows: ReportRow[]; more: boolean; totals?: Values }> {
     const table = request.def.table;
     switch (table.kind) {
       case 'none':
@@ -419,13 +477,8 @@ export class ReportService {
     };
   }
 
-  /**
-   * Orders promised within the range that were delivered (a pickup: made ready) after their promise
-   * and the store's grace, or are still open past them, the latest first; `late_by` counts from the
-   * promise. Read from the orders Insights counts through two small indexes: the late ones, and the
-   * open ones.
-   */
-  private async lateOrders(request: Request): Promise<{ rows: ReportRow[]; more: boolean; totals: Values }> {
+  /** The orders of the late-orders report: promised within the range, of the filters' fulfilment types and methods. */
+  private lateWithin(request: Request): RawBuilder<unknown> {
     const { storeId, timezone } = request.calendar;
     const { from, to } = request.resolved.range;
     const conditions = request.filters.map((filter): RawBuilder<unknown> => {
@@ -438,10 +491,28 @@ export class ReportService {
       }
       return sql`coalesce(o.${sql.ref(column)}, '') = any(${filter.values}::text[])`;
     });
-    const within = sql`o.store_id = ${storeId}
+    return sql`o.store_id = ${storeId}
       and o.promised_by >= (${from}::date)::timestamp at time zone ${timezone}
       and o.promised_by < (${addDays(to, 1)}::date)::timestamp at time zone ${timezone}
       ${conditions.length > 0 ? sql`and ${sql.join(conditions, sql` and `)}` : sql``}`;
+  }
+
+  /** How many rows the late-orders table has: late and fulfilled, or open past the promise. */
+  private async lateOrderCount(request: Request): Promise<number> {
+    const { rows } = await sql<{ count: string }>`
+      select count(*) as count from ${COUNTED_ORDERS} o
+      where ${this.lateWithin(request)} and (${LATE_FULFILMENT} or ${OPEN_PAST_PROMISE})`.execute(this.em.getKysely() as Kysely<unknown>);
+    return Number(rows[0].count);
+  }
+
+  /**
+   * Orders promised within the range that were delivered (a pickup: made ready) after their promise
+   * and the store's grace, or are still open past them, the latest first; `late_by` counts from the
+   * promise. Read from the orders Insights counts through two small indexes: the late ones, and the
+   * open ones.
+   */
+  private async lateOrders(request: Request): Promise<{ rows: ReportRow[]; more: boolean; totals: Values }> {
+    const within = this.lateWithin(request);
     // Each kind read in order of lateness through its index, as far as the page goes, then the two merged.
     const needed = request.page.offset + request.page.limit + 1;
     const latestFirst = request.sort?.descending !== false;
@@ -489,17 +560,16 @@ export class ReportService {
 
   // --- columns ---
 
+  /** The answer's columns: the table's, then the measures of its totals and series. */
   private columns(def: ReportDef, grain: TimeGrain): ReportColumnDoc[] {
-    const dimensionColumn = (name: string): ReportColumnDoc => {
-      const dimension = dimensionNamed(name);
-      const label = dimension?.label ?? REPORT_DIMENSIONS[name].label;
-      return { name, kind: 'dimension', type: dimension?.type === 'date' ? 'date' : 'text', label_en: label.en, label_ar: label.ar };
-    };
-    const measureColumn = (name: string): ReportColumnDoc => {
-      const measure = measureNamed(name);
-      const column = measure ?? REPORT_COLUMNS.find((candidate) => candidate.name === name)!;
-      return { name, kind: 'measure', type: column.type, label_en: column.label.en, label_ar: column.label.ar };
-    };
+    const table = this.tableColumns(def, grain);
+    const extra = [...(TABLE_TOTALS[def.table.kind] ?? []), ...def.totals, ...def.series];
+    const named = new Set(table.map((column) => column.name));
+    return [...table, ...[...new Set(extra)].filter((name) => !named.has(name)).map(measureColumn)];
+  }
+
+  /** The columns of the table's rows, dimensions first. */
+  private tableColumns(def: ReportDef, grain: TimeGrain): ReportColumnDoc[] {
     const table = def.table;
     const [dimensions, measures]: [string[], string[]] = (() => {
       switch (table.kind) {
@@ -514,14 +584,35 @@ export class ReportService {
         case 'funnel':
           return [['step'], ['step_sessions', 'step_conversion', 'overall_conversion']];
         case 'not_selling':
-          return [['product'], ['stock', 'last_sold_on', 'days_since_last_sale', 'products_not_selling']];
+          return [['product'], ['stock', 'last_sold_on', 'days_since_last_sale']];
         case 'late_orders':
-          return [['order'], ['placed_at', 'promised_by', 'fulfilled_at', 'status', 'late_by', 'open_past_promise']];
+          return [['order'], ['placed_at', 'promised_by', 'fulfilled_at', 'status', 'late_by']];
       }
     })();
-    const measureNames = [...new Set([...measures, ...def.totals, ...def.series])];
-    return [...dimensions.map(dimensionColumn), ...measureNames.map(measureColumn)];
+    return [...dimensions.map(dimensionColumn), ...measures.map(measureColumn)];
   }
+}
+
+/** Totals of the tables shaped by their report, beside the table's own columns. */
+const TABLE_TOTALS: Partial<Record<ReportDef['table']['kind'], string[]>> = {
+  not_selling: ['products_not_selling'],
+  late_orders: ['open_past_promise'],
+};
+
+function dimensionColumn(name: string): ReportColumnDoc {
+  const dimension = dimensionNamed(name);
+  const label = dimension?.label ?? REPORT_DIMENSIONS[name].label;
+  return { name, kind: 'dimension', type: dimension?.type === 'date' ? 'date' : 'text', label_en: label.en, label_ar: label.ar };
+}
+
+function measureColumn(name: string): ReportColumnDoc {
+  const column = measureNamed(name) ?? REPORT_COLUMNS.find((candidate) => candidate.name === name)!;
+  return { name, kind: 'measure', type: column.type, label_en: column.label.en, label_ar: column.label.ar };
+}
+
+/** Rows already in memory, as one batch. */
+async function* batchesOf<T>(rows: T[]): AsyncGenerator<T[]> {
+  if (rows.length > 0) yield rows;
 }
 
 /** When an order was delivered, or a pickup made ready. */

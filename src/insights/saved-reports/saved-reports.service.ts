@@ -3,22 +3,13 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { createValidationPipe } from '../../common/errors/validation.js';
-import { decodeCursor, encodeCursor, UTC_MICROS_PATTERN, UUID_PATTERN } from '../../common/pagination/cursor.js';
+import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import type { InsightsArea } from '../../common/permissions.js';
-import { BuilderService } from '../builder/builder.service.js';
-import { REPORTS } from '../definitions/reports.js';
-import {
-  reportDefinition,
-  ReportDefinitionDto,
-  type CreateSavedReportDto,
-  type ReportDefinition,
-  type UpdateSavedReportDto,
-} from '../dto/report-source.dto.js';
-import { requireAreas, requireViewPermissions, viewableAreas } from '../query/area-access.js';
-import { notEntitled } from '../query/ranges.js';
-import { ReportService } from '../reports/report.service.js';
+import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
+import { reportDefinition, type CreateSavedReportDto, type ReportDefinition, type UpdateSavedReportDto } from '../dto/report-source.dto.js';
+import { requireViewPermissions, viewableAreas } from '../query/area-access.js';
+import { ReportDefinitions } from './report-definitions.js';
 
 const DOC = sql`json_build_object('id', r.id, 'name', r.name, 'definition', r.definition, 'createdBy', r.created_by,
                                   'createdAt', iso_utc(r.created_at), 'updatedAt', iso_utc(r.updated_at))`;
@@ -45,26 +36,22 @@ interface StoredReport {
  */
 @Injectable()
 export class SavedReportsService {
-  private readonly validation = createValidationPipe();
-
   constructor(
     private readonly em: EntityManager,
-    private readonly reports: ReportService,
-    private readonly builder: BuilderService,
+    private readonly definitions: ReportDefinitions,
   ) {}
 
   async list(admin: AdminPrincipal, query: ListQueryDto): Promise<{ items: SavedReportDocument[]; nextCursor: string | null }> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const after = query.cursor ? decodeCursor<[string, string]>(query.cursor, [UTC_MICROS_PATTERN, UUID_PATTERN]) : undefined;
+    const order = newestFirst('r', query.cursor);
     const { rows } = await sql<{ doc: SavedReportDocument; id: string; sort_at: string }>`
-      select ${DOC} as doc, r.id, iso_utc_micros(r.created_at) as sort_at
+      select ${DOC} as doc, r.id, ${order.sortAt} as sort_at
       from insights_saved_reports r
-      where r.store_id = ${admin.storeId} and r.areas <@ ${viewableAreas(admin)}::text[]
-      ${after ? sql`and (r.created_at, r.id) < (${after[0]}::timestamptz, ${after[1]}::uuid)` : sql``}
-      order by r.created_at desc, r.id desc
+      where r.store_id = ${admin.storeId} and r.areas <@ ${viewableAreas(admin)}::text[] and ${order.where}
+      ${order.order}
       limit ${limit + 1}`.execute(this.db());
-    const last = rows.length > limit ? rows[limit - 1] : undefined;
-    return { items: rows.slice(0, limit).map((row) => row.doc), nextCursor: last ? encodeCursor([last.sort_at, last.id]) : null };
+    const page = pageOf(rows, limit);
+    return { items: page.rows.map((row) => row.doc), nextCursor: page.nextCursor };
   }
 
   async get(admin: AdminPrincipal, id: string): Promise<SavedReportDocument> {
@@ -74,7 +61,7 @@ export class SavedReportsService {
 
   async create(admin: AdminPrincipal, body: CreateSavedReportDto): Promise<SavedReportDocument> {
     const definition = reportDefinition(body.definition);
-    const areas = await this.check(definition, admin, true);
+    const areas = await this.definitions.check(definition, admin, true);
     const { rows } = await sql<{ id: string }>`
       insert into insights_saved_reports (store_id, name, definition, areas, created_by)
       values (${admin.storeId}, ${body.name}, ${JSON.stringify(definition)}::jsonb, ${areas}::text[], ${admin.staff!.id})
@@ -85,7 +72,7 @@ export class SavedReportsService {
   async update(admin: AdminPrincipal, id: string, body: UpdateSavedReportDto): Promise<SavedReportDocument> {
     await this.stored(admin, id);
     const definition = body.definition && reportDefinition(body.definition);
-    const areas = definition ? await this.check(definition, admin, true) : undefined;
+    const areas = definition ? await this.definitions.check(definition, admin, true) : undefined;
     await sql`
       update insights_saved_reports set
         name = coalesce(${body.name ?? null}, name),
@@ -103,39 +90,14 @@ export class SavedReportsService {
 
   /** Runs the definition as its request would run, page by page for a report's table. */
   async run(admin: AdminPrincipal, id: string, page: ListQueryDto) {
-    const stored = await this.stored(admin, id);
-    const definition = await this.definitionOf(stored);
-    await this.check(definition, admin);
-    if ('builder' in definition) return this.builder.run(definition.builder, admin);
-    return this.reports.run(
-      definition.report,
-      { ...definition.params, limit: page.limit ?? definition.params?.limit, cursor: page.cursor },
-      admin,
-    );
+    const definition = await this.definition(admin, id);
+    await this.definitions.check(definition, admin, false);
+    return this.definitions.run(definition, admin, page);
   }
 
-  /**
-   * Everything its request would check, answering the areas it reads: the areas' permissions and plan,
-   * and for a builder query the plan's builder (running a saved builder report needs the view
-   * permissions only, as for a built-in report; saving one needs the builder's permission too).
-   */
-  private async check(definition: ReportDefinition, admin: AdminPrincipal, saving = false): Promise<InsightsArea[]> {
-    if ('builder' in definition) {
-      if (saving && !admin.permissions.includes('insights.builder.use')) {
-        throw new ApiError('missing_permission', { details: { requiredPermission: 'insights.builder.use' } });
-      }
-      if (!admin.entitlements.includes('feature:builder')) throw notEntitled('feature:builder');
-      return this.builder.validate(definition.builder, admin);
-    }
-    const area = REPORTS[definition.report].area;
-    requireAreas(admin, [area]);
-    await this.reports.validate(definition.report, { ...definition.params }, admin);
-    return [area];
-  }
-
-  /** The stored definition, checked against today's shape of a definition (a field since removed is refused, not run). */
-  private async definitionOf(stored: StoredReport): Promise<ReportDefinition> {
-    return reportDefinition(await this.validation.transform(stored.definition, { type: 'body', metatype: ReportDefinitionDto }));
+  /** The definition of a saved report the caller may read, in today's shape of one; 404 for any other id. */
+  async definition(admin: AdminPrincipal, id: string): Promise<ReportDefinition> {
+    return this.definitions.parse((await this.stored(admin, id)).definition);
   }
 
   /** A saved report of the caller's store whose areas the caller may view; 404 for any other id. */

@@ -7,6 +7,7 @@ import { StoreService } from '../../stores/store.service.js';
 import type { InsightsSettingsDoc, UpdateInsightsSettingsDto } from '../dto/settings.dto.js';
 import { DEFAULT_WEEK_START } from '../query/store-calendar.js';
 import { RollupMaintainer } from '../rollups/rollup-maintainer.js';
+import { SchedulesService } from '../schedules/schedules.service.js';
 
 /** The durable job that rebuilds a store's rollups after a change of its settings changed its figures. */
 export const REBUILD_JOB = 'insights.rebuild';
@@ -25,6 +26,7 @@ export class InsightsSettingsService implements OnModuleInit {
     private readonly stores: StoreService,
     private readonly jobs: JobQueue,
     private readonly rollups: RollupMaintainer,
+    private readonly schedules: SchedulesService,
   ) {}
 
   onModuleInit(): void {
@@ -55,7 +57,11 @@ export class InsightsSettingsService implements OnModuleInit {
           exclude_test_orders = ${excludeTestOrders}, late_after_hours = ${lateAfterHours}, updated_at = now(),
           rebuild_requested_at = ${rebuild ? sql`now()` : sql`rebuild_requested_at`}
         where store_id = ${storeId}`.execute(db);
-      if (timezone) await this.stores.setTimezone(storeId, timezone, em);
+      if (timezone) {
+        await this.stores.setTimezone(storeId, timezone, em);
+        // Delivery schedules keep their local times: their next due times are read anew in the new zone.
+        await this.schedules.reschedule(storeId, em);
+      }
       return rebuild;
     });
     if (rebuild) await this.jobs.send(REBUILD_JOB, { storeId }, { singletonKey: storeId });

@@ -1,0 +1,209 @@
+import { stringify } from 'csv-stringify';
+import ExcelJS from 'exceljs';
+import { once } from 'node:events';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import type { Locale } from '../../common/locale.js';
+import { currencyDigits, decimalAmount } from '../../common/money.js';
+import type { ReportColumnDoc } from '../reports/report.service.js';
+import type { TableRow } from '../query/report-rows.js';
+
+export const FILE_FORMATS = ['csv', 'xlsx'] as const;
+export type FileFormat = (typeof FILE_FORMATS)[number];
+
+export const CONTENT_TYPES: Record<FileFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+/** The most data rows a worksheet holds: Excel's 1,048,576 rows, less the header. */
+export const XLSX_ROWS_PER_SHEET = 1_048_575;
+
+export interface ReportFileOptions {
+  format: FileFormat;
+  /** The table's columns, in order. */
+  columns: ReportColumnDoc[];
+  /** The language of the header row (and of dimension values that have labels). */
+  language: Locale;
+  /** The currency of money columns: amounts are written in its major unit (123.45), exactly. */
+  currency: string;
+  /** XLSX only: data rows per worksheet before the rows continue on another (Excel's limit unless told). */
+  rowsPerSheet?: number;
+}
+
+/** A report's table being written as a file, row batch by row batch, with the bytes streamed out as they are made. */
+export interface ReportFile {
+  /** The file's bytes: hand it to storage (or a mail) while rows are written. */
+  readonly content: Readable;
+  readonly contentType: string;
+  /** Appends rows; resolves when the file can take more (so memory holds a batch, not the file). */
+  write(rows: TableRow[]): Promise<void>;
+  /** Writes what is left; `content` ends once it is out. */
+  end(): Promise<void>;
+}
+
+const DURATION_UNIT = { en: 'seconds', ar: 'ثوانٍ' };
+
+/** The header of a column in the language: its label, with the unit of money and durations. */
+export function headerOf(column: ReportColumnDoc, language: Locale, currency: string): string {
+  const label = language === 'ar' ? column.label_ar : column.label_en;
+  if (column.kind === 'measure' && column.type === 'money') return `${label} (${currency})`;
+  if (column.kind === 'measure' && column.type === 'duration') return `${label} (${DURATION_UNIT[language]})`;
+  return label;
+}
+
+/** What a cell shows of a row: a dimension's label in the language where it has one, else the value. */
+function valueOf(column: ReportColumnDoc, row: TableRow, language: Locale): unknown {
+  if (column.kind === 'dimension') {
+    const label = row.labels?.[column.name];
+    if (label) return label[language];
+  }
+  return row[column.name];
+}
+
+export function openReportFile(options: ReportFileOptions): ReportFile {
+  return options.format === 'csv' ? new CsvReportFile(options) : new XlsxReportFile(options);
+}
+
+/** Waits until a stream that asked for a pause has drained. */
+async function drained(stream: Writable, wrote: boolean): Promise<void> {
+  if (!wrote) await once(stream, 'drain');
+}
+
+/**
+ * RFC 4180 CSV in UTF-8 with a byte order mark (so spreadsheet programs read Arabic as Arabic): CRLF
+ * between records, fields with a comma, a quote or any line break quoted, quotes doubled. A text that
+ * a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return first) is written with
+ * a leading apostrophe: search queries and names are typed by shoppers (OWASP's CSV injection advice).
+ */
+class CsvReportFile implements ReportFile {
+  readonly contentType = CONTENT_TYPES.csv;
+  private readonly stringifier = stringify({ bom: true, record_delimiter: '\r\n', quoted_match: /[\r\n]/ });
+  private readonly digits: number;
+
+  constructor(private readonly options: ReportFileOptions) {
+    this.digits = currencyDigits(options.currency);
+    this.stringifier.write(options.columns.map((column) => headerOf(column, options.language, options.currency)));
+  }
+
+  get content(): Readable {
+    return this.stringifier;
+  }
+
+  async write(rows: TableRow[]): Promise<void> {
+    let wrote = true;
+    for (const row of rows) wrote = this.stringifier.write(this.options.columns.map((column) => this.cell(column, row)));
+    await drained(this.stringifier, wrote);
+  }
+
+  async end(): Promise<void> {
+    this.stringifier.end();
+  }
+
+  private cell(column: ReportColumnDoc, row: TableRow): string {
+    const value = valueOf(column, row, this.options.language);
+    if (value === null || value === undefined) return '';
+    if (column.kind === 'measure' && column.type === 'money' && typeof value === 'number') return decimalAmount(value, this.digits);
+    if (typeof value === 'number') return String(value);
+    const text = String(value);
+    return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  }
+}
+
+/**
+ * XLSX through exceljs's streaming writer: a bold, frozen header row in the language, right to left in
+ * Arabic, money in the currency's major unit with its decimals, ratios as percentages, dates as dates.
+ * More rows than a worksheet holds continue on the next one, headed alike. exceljs's writer does not
+ * wait for its zip stream to take what it writes, so `write` waits on that stream itself: a batch in
+ * memory, not the sheet.
+ */
+class XlsxReportFile implements ReportFile {
+  readonly contentType = CONTENT_TYPES.xlsx;
+  readonly content = new PassThrough();
+  private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
+  private readonly rowsPerSheet: number;
+  private readonly divisor: number;
+  private sheet: ExcelJS.Worksheet | undefined;
+  private sheets = 0;
+  private rowsInSheet = 0;
+
+  constructor(private readonly options: ReportFileOptions) {
+    this.rowsPerSheet = options.rowsPerSheet ?? XLSX_ROWS_PER_SHEET;
+    this.divisor = 10 ** currencyDigits(options.currency);
+    this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+      stream: this.content,
+      useStyles: true,
+      useSharedStrings: false,
+      // Fast deflate: the rows are the work, and level 1 is within a few percent of the default's size here.
+      zip: { zlib: { level: 1 } },
+    });
+  }
+
+  async write(rows: TableRow[]): Promise<void> {
+    for (const row of rows) {
+      if (!this.sheet || this.rowsInSheet === this.rowsPerSheet) this.nextSheet();
+      this.sheet!.addRow(this.options.columns.map((column) => this.cell(column, row))).commit();
+      this.rowsInSheet += 1;
+    }
+    // exceljs hands each sheet's XML to its zip entry without regard to what that entry has taken.
+    const entry = (this.sheet as unknown as { _stream?: { pipes?: Writable[] } } | undefined)?._stream?.pipes?.[0];
+    const pending = entry as unknown as { _writableState?: { length: number } } | undefined;
+    while (entry && (pending?._writableState?.length ?? 0) > ENTRY_BACKLOG_BYTES) await once(entry, 'drain');
+  }
+
+  async end(): Promise<void> {
+    if (!this.sheet) this.nextSheet();
+    await this.workbook.commit();
+  }
+
+  private nextSheet(): void {
+    this.sheet?.commit();
+    this.sheets += 1;
+    const name = this.options.language === 'ar' ? 'التقرير' : 'Report';
+    const sheet = this.workbook.addWorksheet(this.sheets === 1 ? name : `${name} (${this.sheets})`, {
+      views: [{ state: 'frozen', ySplit: 1, rightToLeft: this.options.language === 'ar' }],
+    });
+    sheet.columns = this.options.columns.map((column) => ({
+      header: headerOf(column, this.options.language, this.options.currency),
+      width: column.kind === 'dimension' ? 32 : 16,
+      style: { numFmt: this.numberFormat(column) },
+    }));
+    sheet.getRow(1).font = { bold: true };
+    sheet.getRow(1).commit();
+    this.sheet = sheet;
+    this.rowsInSheet = 0;
+  }
+
+  private numberFormat(column: ReportColumnDoc): string | undefined {
+    switch (column.type) {
+      case 'money':
+        return this.divisor === 1 ? '#,##0' : `#,##0.${'0'.repeat(Math.log10(this.divisor))}`;
+      case 'count':
+        return '#,##0';
+      case 'ratio':
+        return '0.00%';
+      case 'date':
+        return column.name === 'hour' ? 'yyyy-mm-dd hh:mm' : 'yyyy-mm-dd';
+      default:
+        return undefined;
+    }
+  }
+
+  private cell(column: ReportColumnDoc, row: TableRow): unknown {
+    const value = valueOf(column, row, this.options.language);
+    if (value === null || value === undefined) return null;
+    if (column.type === 'money' && typeof value === 'number') return value / this.divisor;
+    if (column.type === 'date' && typeof value === 'string') return dateCell(value);
+    return value;
+  }
+}
+
+/** How much of a sheet's XML may wait for the zip before `write` waits for it. */
+const ENTRY_BACKLOG_BYTES = 1 << 20;
+
+/** A calendar date (`2026-11-24`) or an hour (`2026-11-24T08:00`, a period of the hour grain) as an Excel date; other text as it is. */
+function dateCell(value: string): Date | string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?$/.exec(value);
+  if (!match) return value;
+  const [, year, month, day, hour = '0', minute = '0'] = match;
+  return new Date(Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute)));
+}

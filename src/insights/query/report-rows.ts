@@ -1,0 +1,25 @@
+import type { Bilingual } from '../../common/bilingual.js';
+import type { ReportColumnDoc } from '../reports/report.service.js';
+import type { DateRange } from './ranges.js';
+
+/** A row of a report's table: dimension values, the `labels` of those that have names, measures. */
+export type TableRow = Record<string, unknown> & { labels?: Record<string, Bilingual> };
+
+/** Rows a batch at a time: what an export reads from. */
+export const EXPORT_BATCH_ROWS = 5000;
+
+/**
+ * A report's or builder query's whole table, for a file: every row, never a page, read a batch at a
+ * time so that the table is never in memory as a whole.
+ */
+export interface ReportRows {
+  /** The report's name (`builder` for a builder query). */
+  report: string;
+  range: DateRange;
+  currency: string;
+  /** The table's own columns, dimensions first. */
+  columns: ReportColumnDoc[];
+  /** How many rows `batches` gives, counted before they are read. */
+  totalRows: number;
+  batches: AsyncIterable<TableRow[]>;
+}

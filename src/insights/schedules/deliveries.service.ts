@@ -1,0 +1,258 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { buffer } from 'node:stream/consumers';
+import type { AdminPrincipal } from '../../auth/access/principal.js';
+import { DashboardPrincipals } from '../../auth/dashboard/dashboard-principals.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import type { Locale } from '../../common/locale.js';
+import { AppConfig } from '../../infra/config/app-config.js';
+import { JobQueue } from '../../infra/jobs/job-queue.js';
+import { Recurring } from '../../infra/jobs/recurring.decorator.js';
+import { FILE_STORAGE, type FileStorage } from '../../infra/storage/file-storage.js';
+import { NotificationsService } from '../../notifications/notifications.service.js';
+import type { EmailDestination } from '../entities/insights-schedule.entity.js';
+import { CONTENT_TYPES, type FileFormat } from '../exports/report-file.js';
+import { failureOf, fileNameOf, gaveUp, PermanentFailure, writeReportFile, type Failure } from '../exports/report-writer.js';
+import { notEntitled } from '../query/ranges.js';
+import { ReportDefinitions } from '../saved-reports/report-definitions.js';
+import { nextDueTime, type Cadence } from './cadence.js';
+
+export const DELIVERY_JOB = 'insights.delivery';
+/** Attempts of a delivery before it is failed and its schedule's owner told. */
+const MAX_ATTEMPTS = 3;
+/** The largest file mailed: most mail servers refuse messages over 10 to 25 MB. */
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+/** Due schedules taken per pass of the dispatcher (it runs every minute, and again at once if it took this many). */
+const DISPATCH_BATCH = 200;
+
+/** A delivery as the API shows it, built in SQL over `insights_deliveries d`. */
+export const DELIVERY_DOC = sql`(jsonb_build_object(
+    'id', d.id, 'scheduleId', d.schedule_id, 'dueAt', iso_utc(d.due_at), 'trigger', d.trigger, 'status', d.status,
+    'attempts', d.attempts, 'rows', d.rows, 'bytes', d.bytes, 'sentTo', to_jsonb(d.sent_to),
+    'startedAt', iso_utc(d.started_at), 'finishedAt', iso_utc(d.finished_at))
+  || case when d.error is null then '{}'::jsonb else jsonb_build_object('error', d.error) end)`;
+
+/** The schedule's cadence as `Cadence`, over `insights_schedules s`. */
+export const CADENCE = sql`jsonb_strip_nulls(jsonb_build_object('frequency', s.frequency, 'time', s.time_of_day,
+  'weekday', s.weekday, 'dayOfMonth', s.day_of_month))`;
+
+interface DeliveryWork {
+  id: string;
+  store_id: string;
+  attempts: number;
+  sent_to: string[];
+  due_at: string;
+  error: Failure | null;
+  schedule_name: string;
+  format: FileFormat;
+  destination: EmailDestination;
+  skip_empty: boolean;
+  created_by: string;
+  report_name: string;
+  definition: unknown;
+  language: Locale;
+  owner_email: string;
+  owner_removed: boolean;
+}
+
+/**
+ * Delivers schedules (contract sections 8 and 10). Every minute one instance's dispatcher turns each
+ * due schedule into a delivery (unique per schedule and due time) and a durable job, in one
+ * transaction, and moves the schedule to its next due time; any instance then delivers it: the saved
+ * report as its owner may run it today, written as a file and mailed to each recipient once. A failure
+ * is tried again with a growing wait, three attempts in all; then the delivery is recorded as failed
+ * (never as delivered) and the schedule's owner is told by email.
+ */
+@Injectable()
+export class DeliveriesService implements OnModuleInit {
+  private readonly logger = new Logger(DeliveriesService.name);
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly jobs: JobQueue,
+    private readonly definitions: ReportDefinitions,
+    private readonly principals: DashboardPrincipals,
+    private readonly notifications: NotificationsService,
+    private readonly config: AppConfig,
+    @Inject(FILE_STORAGE) private readonly storage: FileStorage,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.define<{ deliveryId: string }>(
+      DELIVERY_JOB,
+      {
+        // The attempts are counted on the delivery; the queue only has to offer one more than that.
+        retryLimit: MAX_ATTEMPTS,
+        retryDelay: this.config.JOB_RETRY_DELAY_SECONDS,
+        retryBackoff: true,
+        heartbeatSeconds: 10,
+        expireInSeconds: 3600,
+      },
+      ({ deliveryId }) => this.deliver(deliveryId),
+      2,
+    );
+  }
+
+  /**
+   * Files a delivery for every schedule whose due time has come and moves it to its next one. Due
+   * schedules are locked (others skipped) and each due time is unique, so however many instances
+   * dispatch at once, each due time is delivered once. A schedule that missed several due times (the
+   * service was down) is delivered once, late, and then keeps its cadence from now.
+   */
+  @Recurring('insights.schedules-dispatch', '* * * * *')
+  async dispatchDue(): Promise<number> {
+    let dispatched = 0;
+    for (;;) {
+      const taken = await this.em.fork().transactional(async (em) => {
+        const { rows } = await sql<{ id: string; store_id: string; next_run_at: Date; timezone: string; cadence: Cadence }>`
+          select s.id, s.store_id, s.next_run_at, st.timezone, ${CADENCE} as cadence
+          from insights_schedules s join stores st on st.id = s.store_id
+          where not s.paused and s.next_run_at <= now()
+          order by s.next_run_at limit ${DISPATCH_BATCH}
+          for update of s skip locked`.execute(this.db(em));
+        for (const row of rows) {
+          const { rows: filed } = await sql<{ id: string }>`
+            insert into insights_deliveries (store_id, schedule_id, due_at, trigger)
+            values (${row.store_id}, ${row.id}, ${row.next_run_at}, 'schedule')
+            on conflict (schedule_id, due_at) do nothing returning id`.execute(this.db(em));
+          const after = new Date(Math.max(Date.now(), new Date(row.next_run_at).getTime()));
+          await sql`update insights_schedules set next_run_at = ${nextDueTime(row.cadence, row.timezone, after)} where id = ${row.id}`.execute(
+            this.db(em),
+          );
+          if (filed[0]) await this.jobs.send(DELIVERY_JOB, { deliveryId: filed[0].id }, { singletonKey: filed[0].id }, em);
+        }
+        return rows.length;
+      });
+      dispatched += taken;
+      if (taken < DISPATCH_BATCH) return dispatched;
+    }
+  }
+
+  /** One attempt at a delivery; an attempt of one already recorded as finished does nothing. */
+  private async deliver(deliveryId: string): Promise<void> {
+    const { rows: claimed } = await sql<{ attempts: number }>`
+      update insights_deliveries set status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now())
+      where id = ${deliveryId} and status in ('queued', 'running') returning attempts`.execute(this.db());
+    if (!claimed[0]) return;
+    const work = await this.work(deliveryId);
+    const attempt = claimed[0].attempts;
+    const fenced = sql`id = ${deliveryId} and attempts = ${attempt}`;
+    if (attempt > MAX_ATTEMPTS) return this.fail(work, fenced, gaveUp(MAX_ATTEMPTS, work.error ?? undefined), MAX_ATTEMPTS);
+    try {
+      const admin = await this.owner(work);
+      const definition = await this.definitions.parse(work.definition);
+      await this.definitions.check(definition, admin, false);
+      const table = await this.definitions.rows(definition, admin);
+      if (table.totalRows === 0 && work.skip_empty) {
+        await sql`update insights_deliveries set status = 'skipped', rows = 0, error = null, finished_at = now() where ${fenced}`.execute(
+          this.db(),
+        );
+        return;
+      }
+      const key = `deliveries/${work.store_id}/${work.id}.${work.format}`;
+      try {
+        const written = await writeReportFile(this.storage, key, table, work.format, work.language, async () => undefined);
+        if (written.bytes > MAX_ATTACHMENT_BYTES) throw new PermanentFailure(tooLarge(written.bytes));
+        const stored = await this.storage.open(key);
+        const content = await buffer(stored!.content);
+        const fileName = fileNameOf(work.report_name, table.range, work.format);
+        for (const recipient of work.destination.recipients.filter((to) => !work.sent_to.includes(to))) {
+          await this.notifications.send({
+            storeId: work.store_id,
+            to: recipient,
+            locale: work.language,
+            template: 'report_delivery',
+            vars: { scheduleName: work.schedule_name, reportName: work.report_name, ...table.range, rows: written.rows, fileName },
+            attachments: [{ filename: fileName, contentType: CONTENT_TYPES[work.format], content }],
+          });
+          await sql`update insights_deliveries set sent_to = array_append(sent_to, ${recipient}) where ${fenced}`.execute(this.db());
+        }
+        await sql`
+          update insights_deliveries set status = 'delivered', rows = ${written.rows}, bytes = ${written.bytes}, error = null,
+            finished_at = now()
+          where ${fenced}`.execute(this.db());
+      } finally {
+        await this.storage.delete(key);
+      }
+    } catch (error) {
+      const failure = failureOf(error);
+      if (failure.permanent) return this.fail(work, fenced, failure.error, attempt);
+      if (attempt >= MAX_ATTEMPTS) return this.fail(work, fenced, gaveUp(attempt, failure.error), attempt);
+      this.logger.warn(`delivery ${deliveryId}: attempt ${attempt} failed, to be tried again: ${(error as Error).message}`);
+      await sql`update insights_deliveries set status = 'queued', error = ${JSON.stringify(failure.error)}::jsonb where ${fenced}`.execute(
+        this.db(),
+      );
+      throw error;
+    }
+  }
+
+  /** The schedule's owner as they stand today, on a plan with schedules: a delivery runs as its owner. */
+  private async owner(work: DeliveryWork): Promise<AdminPrincipal> {
+    const identity = await this.principals.ofStaffMember(work.created_by);
+    if (!identity) {
+      throw new ApiError('missing_permission', {
+        message: {
+          en: 'The staff member who made this schedule was removed from the store, and a schedule delivers as its owner. Make it anew.',
+          ar: 'أُزيل من المتجر عضو الفريق الذي أنشأ هذا الجدول، والجدول يُرسل بصلاحيات منشئه. أنشئه من جديد.',
+        },
+      });
+    }
+    if (!identity.entitlements.includes('feature:schedules')) throw notEntitled('feature:schedules');
+    return { ...identity, locale: work.language };
+  }
+
+  /** Records the delivery as failed, for good, and tells the schedule's owner (unless removed) in the store's language. */
+  private async fail(work: DeliveryWork, fenced: RawBuilder<unknown>, failure: Failure, attempts: number): Promise<void> {
+    const { numAffectedRows } = await sql`
+      update insights_deliveries set status = 'failed', error = ${JSON.stringify(failure)}::jsonb, finished_at = now()
+      where ${fenced}`.execute(this.db());
+    if (Number(numAffectedRows ?? 0) === 0 || work.owner_removed) return;
+    try {
+      await this.notifications.send({
+        storeId: work.store_id,
+        to: work.owner_email,
+        locale: work.language,
+        template: 'report_delivery_failed',
+        vars: {
+          scheduleName: work.schedule_name,
+          reportName: work.report_name,
+          dueAt: work.due_at,
+          reason: work.language === 'ar' ? failure.message_ar : failure.message_en,
+          attempts,
+        },
+      });
+    } catch (error) {
+      // The failure is recorded and shown with the schedule's deliveries whether or not this email goes out.
+      this.logger.warn(`delivery ${work.id}: its owner could not be told of its failure: ${(error as Error).message}`);
+    }
+  }
+
+  private async work(deliveryId: string): Promise<DeliveryWork> {
+    const { rows } = await sql<DeliveryWork>`
+      select d.id, d.store_id, d.attempts, d.sent_to, iso_utc(d.due_at) as due_at, d.error,
+             s.name as schedule_name, s.format, s.destination, s.skip_empty, s.created_by,
+             r.name as report_name, r.definition, coalesce(i.language, 'en') as language,
+             m.email as owner_email, m.removed_at is not null as owner_removed
+      from insights_deliveries d
+      join insights_schedules s on s.id = d.schedule_id
+      join insights_saved_reports r on r.id = s.saved_report_id
+      join staff_members m on m.id = s.created_by
+      left join insights_settings i on i.store_id = d.store_id
+      where d.id = ${deliveryId}`.execute(this.db());
+    return rows[0];
+  }
+
+  private db(em: EntityManager = this.em): Kysely<unknown> {
+    return em.getKysely() as Kysely<unknown>;
+  }
+}
+
+function tooLarge(bytes: number): Failure {
+  const megabytes = (bytes / 1024 / 1024).toFixed(1);
+  return {
+    code: 'attachment_too_large',
+    message_en: `The file is ${megabytes} MB, more than the 10 MB an email can carry. Narrow the saved report, or export it instead.`,
+    message_ar: `حجم الملف ${megabytes} ميغابايت، أكبر من 10 ميغابايت التي يحملها البريد. ضيّق التقرير المحفوظ، أو صدّره بدلًا من ذلك.`,
+  };
+}
