@@ -1,13 +1,14 @@
 // End-to-end Insights as the demo store's owner: node .ci/e2e-insights.mjs BASE_URL STORE_ID EMAIL PASSWORD
 // Signs in to the dashboard, asks what a merchant asks (this month against the last, what sold, who bought, what
 // was late, where shoppers dropped out), runs a custom report, and waits for the order the shopper journey just
-// placed to show in today's figures. Exits non-zero on the first surprise.
+// placed to show in today's figures; exports a year's products as an Arabic spreadsheet and downloads it, and has a
+// saved report delivered to the outbox. Exits non-zero on the first surprise.
 const [base, storeId, email, password] = process.argv.slice(2);
 
-async function call(method, path, { token, body, expect = 200 } = {}) {
+async function call(method, path, { token, body, expect = 200, headers = {} } = {}) {
   const response = await fetch(base + path, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
     body: body ? JSON.stringify(body) : undefined,
     signal: AbortSignal.timeout(10_000),
   });
@@ -55,4 +56,54 @@ for (;;) {
   }
   if (Date.now() > deadline) throw new Error(`today's order is not in the figures after 60 s: ${JSON.stringify(status)}`);
   await new Promise((resolve) => setTimeout(resolve, 1000));
+}
+
+// A year of products as XLSX with an Arabic header, written in the background and downloaded.
+const started = await call('POST', '/admin/insights/exports', {
+  token,
+  body: { source: { report: 'products', params: { last: 366 } }, format: 'xlsx' },
+  headers: { 'accept-language': 'ar' },
+  expect: 202,
+});
+const exportDeadline = Date.now() + 60_000;
+let exported = started;
+while (exported.status !== 'succeeded') {
+  if (exported.status === 'failed' || Date.now() > exportDeadline) throw new Error(`the export did not succeed: ${JSON.stringify(exported)}`);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  exported = await call('GET', `/admin/insights/exports/${started.id}`, { token });
+}
+const file = await fetch(`${base}/admin/insights/exports/${started.id}/file`, { headers: { authorization: `Bearer ${token}` } });
+const bytes = Buffer.from(await file.arrayBuffer());
+if (file.status !== 200 || bytes.length !== exported.file.bytes || bytes.subarray(0, 2).toString('latin1') !== 'PK') {
+  throw new Error(`the export's file: ${file.status}, ${bytes.length} bytes of ${exported.file.bytes}, starting ${bytes.subarray(0, 2).toString('hex')}`);
+}
+step(`export: ${exported.progress.rows} products in ${exported.file.name} (${bytes.length} bytes), ${file.headers.get('content-type')}`);
+
+// A saved report delivered now, by email: on the zero-configuration default the outbox keeps it.
+const saved = await call('POST', '/admin/insights/saved-reports', {
+  token,
+  body: { name: 'Last week', definition: { report: 'overview', params: { last: 7 } } },
+  expect: 201,
+});
+const schedule = await call('POST', '/admin/insights/schedules', {
+  token,
+  body: {
+    savedReportId: saved.id,
+    name: 'Monday sales',
+    cadence: { frequency: 'weekly', weekday: 'monday', time: '08:00' },
+    format: 'csv',
+    destination: { kind: 'email', recipients: [email] },
+  },
+  expect: 201,
+});
+await call('POST', `/admin/insights/schedules/${schedule.id}/deliveries`, { token, expect: 202 });
+const deliveryDeadline = Date.now() + 60_000;
+for (;;) {
+  const [delivery] = (await call('GET', `/admin/insights/schedules/${schedule.id}/deliveries`, { token })).items;
+  if (delivery.status === 'delivered') {
+    step(`delivery: ${delivery.rows} rows to ${delivery.sentTo.join(', ')}; next due ${schedule.nextRunAt}`);
+    break;
+  }
+  if (delivery.status === 'failed' || Date.now() > deliveryDeadline) throw new Error(`the delivery did not go out: ${JSON.stringify(delivery)}`);
+  await new Promise((resolve) => setTimeout(resolve, 500));
 }
