@@ -227,6 +227,13 @@ describe('Insights delivery schedules', () => {
       expect(told.subject).toContain('Searches daily');
       expect(told.body_text).toContain(failed.error.message_en);
       expect((await outbox(store.storeId, 'report_delivery')).some((mail) => mail.recipient === 'never@shop.example')).toBe(false);
+      // Changed, it would deliver what the plan no longer has; paused, it delivers nothing, so pausing always works.
+      expectProblem(await call(owner, 'PATCH', `${SCHEDULES}/${schedule.id}`, { name: 'Renamed' }), 403, 'plan_not_entitled');
+      expect(ok(await call(owner, 'PATCH', `${SCHEDULES}/${schedule.id}`, { paused: true }))).toMatchObject({
+        paused: true,
+        nextRunAt: null,
+      });
+      expect(ok(await call(owner, 'PATCH', `${SCHEDULES}/${schedule.id}`, { name: 'Renamed' })).name).toBe('Renamed');
     } finally {
       await t.app.get(StoreService).setPlan(store.storeId, 'pro');
     }

@@ -92,9 +92,12 @@ export class SchedulesService {
   async update(admin: AdminPrincipal, id: string, body: UpdateScheduleDto): Promise<ScheduleDoc> {
     const current = await this.visible(admin, id);
     const savedReportId = body.savedReportId ?? current.saved_report_id;
-    await this.checkWrite(admin, savedReportId, body.format ?? current.format);
     const cadence = body.cadence ?? current.cadence;
     const paused = body.paused ?? current.paused;
+    // Whatever has become of its report or the plan, a schedule can always be paused (or renamed while paused).
+    if (!paused || body.savedReportId !== undefined || body.format !== undefined) {
+      await this.checkWrite(admin, savedReportId, body.format ?? current.format);
+    }
     // Due times follow a new cadence or a resumption from now on; otherwise the one due stays due.
     const rescheduled = body.cadence !== undefined || (current.paused && !paused);
     const nextRunAt = paused ? null : rescheduled ? await this.nextRunAt(admin.storeId, cadence) : current.next_run_at;
