@@ -16,6 +16,8 @@
 //   --keep-database          leave the database in place and print its URL
 //   --runs N                 measurements of each of COPY, CSV and XLSX (default 3), alternating
 //   --formats a,b            csv,xlsx (default both)
+//   --profile DIR            run the service under bench/profiled-main.js and write a CPU profile of each
+//                            export to DIR (summarise one with `node bench/profile.js summarize FILE`)
 //   --update-reference       also replace bench/results/exports-reference.json with this run's results
 import { parse } from 'csv-parse';
 import { spawn } from 'node:child_process';
@@ -57,6 +59,7 @@ const { values: args } = parseArgs({
     'keep-database': { type: 'boolean', default: false },
     runs: { type: 'string', default: '3' },
     formats: { type: 'string', default: 'csv,xlsx' },
+    profile: { type: 'string' },
     ...UPDATE_REFERENCE_OPTION,
   },
 });
@@ -153,7 +156,10 @@ async function main() {
     const scratch = await mkdtemp(join(tmpdir(), 'exports-bench-files-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     cleanups.push(() => rm(scratch, { recursive: true, force: true }));
-    service = await startService(database.url, { env: { DATA_DIR: dataDir } });
+    service = await startService(database.url, {
+      env: { DATA_DIR: dataDir },
+      ...(args.profile ? { entry: resolve(ROOT, 'bench/profiled-main.js') } : {}),
+    });
     cleanups.push(() => service.stop());
     log(`service on ${service.base} (pid ${service.child.pid}, files under ${dataDir})`);
     const admin = await signIn(service.base, database.url, store.id);
@@ -218,7 +224,14 @@ async function main() {
           continue;
         }
         const busy = await backgroundCpuPercent();
+        if (args.profile) await profiler(service.child, { cmd: 'start' }, 'started');
         const measured = await runExport(admin, service.child.pid, what, scratch);
+        if (args.profile) {
+          const file = resolve(args.profile, `exports-${what}-run${run + 1}-${Date.now()}.cpuprofile`);
+          await profiler(service.child, { cmd: 'stop', file }, 'stopped');
+          measured.cpuProfile = file;
+          log(`CPU profile: ${file}`);
+        }
         measured.backgroundCpuPercentBefore = busy;
         runs[what].push(measured);
         if (what === 'csv' && !firstCsv) firstCsv = measured.path;
@@ -401,39 +414,20 @@ async function signIn(base, url, storeId) {
 // --- the baseline's SQL ----------------------------------------------------------------------------
 
 /**
- * The statement the service's query engine streams for the export, as the build compiles it: the
- * engine is run against a Kysely whose driver records what it is asked and answers nothing.
+ * The statement the service's query engine groups the export's rows with, as the build compiles it
+ * (QueryEngine's plan and select of the query's one part, run on a Kysely that only compiles): the rows
+ * without labels, which the baseline joins itself as the file shows them (QueryEngine.stream may join
+ * them too, or DimensionValues look them up: that is the service's business, not the baseline's).
  */
 async function captureExportStatement(storeId, range, weekStartsOn) {
-  const { Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } = await import('kysely');
+  const { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } = await import('kysely');
   const dist = (path) => import(pathToFileURL(resolve(ROOT, 'dist/src', path)).href);
   const { QueryEngine } = await dist('insights/query/query-engine.js');
   const { measureNamed } = await dist('insights/definitions/measures.js');
-  const { EXPORT_BATCH_ROWS } = await dist('insights/query/report-rows.js');
-  const captured = [];
-  const connection = {
-    async executeQuery(query) {
-      captured.push(query);
-      return { rows: [] };
-    },
-    // eslint-disable-next-line require-yield
-    async *streamQuery(query) {
-      captured.push(query);
-    },
-  };
-  const driver = {
-    init: async () => undefined,
-    acquireConnection: async () => connection,
-    beginTransaction: async () => undefined,
-    commitTransaction: async () => undefined,
-    rollbackTransaction: async () => undefined,
-    releaseConnection: async () => undefined,
-    destroy: async () => undefined,
-  };
   const db = new Kysely({
     dialect: {
       createAdapter: () => new PostgresAdapter(),
-      createDriver: () => driver,
+      createDriver: () => new DummyDriver(),
       createIntrospector: (kysely) => new PostgresIntrospector(kysely),
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
@@ -449,9 +443,11 @@ async function captureExportStatement(storeId, range, weekStartsOn) {
     // the builder's default with a time grain: time in order (then the other dimensions)
     sort: undefined,
   };
-  for await (const batch of engine.stream(spec, EXPORT_BATCH_ROWS)) void batch;
-  if (captured.length !== 1) throw new Error(`expected one statement from the query engine, captured ${captured.length}`);
-  return { sql: captured[0].sql, parameters: [...captured[0].parameters] };
+  // private methods of the compiled class: if they are renamed, this is where the bench breaks
+  const parts = engine.plan(spec);
+  if (parts.length !== 1) throw new Error(`expected the export's measures from one source, the engine planned ${parts.length}`);
+  const compiled = engine.select(spec, parts[0]).compile(db);
+  return { sql: compiled.sql, parameters: [...compiled.parameters] };
 }
 
 /** A statement with its parameters written in as literals (COPY takes no parameters). */
@@ -505,6 +501,21 @@ function copyStatements(statement, storeId, columns, headers, currency) {
     labelled: `copy (${query}) to stdout with (format csv, header)`,
     unlabelled: `copy (${inner}) to stdout with (format csv, header)`,
   };
+}
+
+/** A message to bench/profiled-main.js and its answer. */
+async function profiler(child, message, expected) {
+  const answer = new Promise((done, failed) => {
+    const on = (reply) => {
+      if (reply?.event === expected) done(reply);
+      else if (reply?.event === 'error') failed(new Error(reply.message));
+      else return;
+      child.off('message', on);
+    };
+    child.on('message', on);
+  });
+  child.send(message);
+  return answer;
 }
 
 // --- measuring -------------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ const NONE_LABELS: Record<string, Bilingual> = {
   category: { en: 'No category', ar: 'بلا فئة' },
   brand: { en: 'No brand', ar: 'بلا علامة تجارية' },
 };
+/** Batches an export reads ahead of the one being written (their rows in memory, their labels looked up meanwhile). */
+const READ_AHEAD_BATCHES = 2;
 const PICKUP: Bilingual = { en: 'No shipping (pickup)', ar: 'دون شحن (استلام)' };
 
 interface Labelled {
@@ -41,7 +43,7 @@ export class DimensionValues {
     // A search query names itself and a tax rate is its percentage: nothing to look up.
     if (dimension.values.kind === 'query') return new Map(wanted.map((value) => [value, { en: value, ar: value }]));
     if (dimension.values.kind === 'tax_rate') return new Map(wanted.map((value) => [value, taxRateLabel(Number(value))]));
-    const found = await this.lookup(storeId, dimension, { values: wanted });
+    const found = await this.lookup(storeId, dimension, { values: wanted, unordered: true });
     return new Map(found.map((row) => [row.value, { en: row.en, ar: row.ar }]));
   }
 
@@ -75,9 +77,72 @@ export class DimensionValues {
     });
   }
 
-  /** Batches of rows, each with its `labels`, looked up a batch at a time. */
-  async *labelBatches<T extends Record<string, unknown>>(storeId: string, batches: AsyncIterable<T[]>, dimensions: string[]) {
-    for await (const rows of batches) yield await this.labelRows(storeId, rows, dimensions);
+  /**
+   * Batches of rows, each with its `labels`, looked up a batch at a time (the rows are labelled in place).
+   * One batch ahead: while the caller writes a batch, the next is read and its labels looked up, so that
+   * PostgreSQL's work and the caller's overlap; two batches are in memory at most.
+   */
+  async *labelBatches<T extends Record<string, unknown>>(
+    storeId: string,
+    batches: AsyncIterable<T[]>,
+    dimensions: string[],
+  ): AsyncGenerator<(T & { labels?: Record<string, Bilingual> })[]> {
+    const labelled = dimensions.flatMap((name) => {
+      const dimension = dimensionNamed(name);
+      return dimension && !isTimeGrain(name) ? [{ name, dimension }] : [];
+    });
+    // Rows may come with some labels already (QueryEngine.stream joins those of labelJoin): the others
+    // are looked up, as are values the join found no label for (a deleted product's NONE_ID).
+    const label = async (batch: T[]) => {
+      const rows = batch as (T & { labels?: Record<string, Bilingual> })[];
+      const found = await Promise.all(
+        labelled.map(({ name, dimension }) =>
+          this.labels(
+            storeId,
+            dimension,
+            rows.filter((row) => !row.labels?.[name]).map((row) => String(row[name])),
+          ),
+        ),
+      );
+      for (const row of rows) {
+        let labels = row.labels;
+        for (let i = 0; i < labelled.length; i++) {
+          if (labels?.[labelled[i].name]) continue;
+          const value = found[i].get(String(row[labelled[i].name]));
+          if (value) (labels ??= {})[labelled[i].name] = value;
+        }
+        if (labels) row.labels = labels;
+      }
+      return rows;
+    };
+    const source = batches[Symbol.asyncIterator]();
+    // Batches are read one after another; their labels are looked up as soon as each is read, so that
+    // the lookups of the batches ahead run side by side.
+    let reading: Promise<T[] | null> = Promise.resolve([]);
+    const read = () => {
+      reading = reading.then(async (previous) => {
+        if (previous === null) return null;
+        const next = await source.next();
+        return next.done ? null : next.value;
+      });
+      const labelling = reading.then((rows) => (rows === null ? null : label(rows)));
+      // A failure of a batch read ahead is thrown when the caller comes to it, not as an unhandled rejection.
+      labelling.catch(() => undefined);
+      return labelling;
+    };
+    const ahead = Array.from({ length: READ_AHEAD_BATCHES }, read);
+    try {
+      for (;;) {
+        const rows = await ahead.shift()!;
+        if (rows === null) return;
+        ahead.push(read());
+        yield rows;
+      }
+    } finally {
+      // Stopped early (the file failed): let the batches being read settle, then close the source (its cursor).
+      await Promise.allSettled([reading, ...ahead]);
+      await source.return?.();
+    }
   }
 
   /** Values matching `query` (in English or Arabic, letter forms and diacritics folded), a page at a time. */
@@ -98,7 +163,7 @@ export class DimensionValues {
   private async lookup(
     storeId: string,
     dimension: DimensionDef,
-    by: { values?: string[]; text?: string; limit?: number; offset?: number },
+    by: { values?: string[]; text?: string; limit?: number; offset?: number; unordered?: boolean },
   ): Promise<Labelled[]> {
     const source = dimension.values;
     if (source.kind === 'fixed') {
@@ -112,9 +177,9 @@ export class DimensionValues {
     const query = this.query(storeId, dimension, source, by);
     if (!query) return [];
     const page = by.limit === undefined ? sql`` : sql`limit ${by.limit} offset ${by.offset ?? 0}`;
-    const { rows } = await sql<Labelled>`select * from (${query}) v order by v.en, v.value ${page}`.execute(
-      this.em.getKysely() as Kysely<unknown>,
-    );
+    // Labels for a batch go into a map: their order is nobody's, and sorting them was a tenth of the lookup.
+    const order = by.unordered ? sql`` : sql`order by v.en, v.value`;
+    const { rows } = await sql<Labelled>`select * from (${query}) v ${order} ${page}`.execute(this.em.getKysely() as Kysely<unknown>);
     const none = NONE_LABELS[dimension.name];
     if (none && by.values?.includes(NONE_ID)) rows.push({ value: NONE_ID, ...none });
     if (dimension.name === 'shipping_method' && by.values?.includes('')) rows.push({ value: '', ...PICKUP });
@@ -154,8 +219,7 @@ export class DimensionValues {
                    where e.store_id = ${storeId} and ${amongIds(sql`e.id`, 'uuid')} and ${matches(sql`e.name_en`, sql`e.name_ar`)}`;
       }
       case 'customer':
-        return sql`select c.id::text as value, coalesce(nullif(trim(s.first_name || ' ' || s.last_name), '') || ' <' || c.email || '>', c.email) as en,
-                          coalesce(nullif(trim(s.first_name || ' ' || s.last_name), '') || ' <' || c.email || '>', c.email) as ar
+        return sql`select c.id::text as value, ${CUSTOMER_LABEL} as en, ${CUSTOMER_LABEL} as ar
                    from insights_customers c
                    left join shoppers s on s.store_id = c.store_id and s.email_normalized = c.email
                    where c.store_id = ${storeId} and ${amongIds(sql`c.id`, 'bigint')} and ${matches(sql`c.email`, sql`s.first_name || ' ' || s.last_name`)}`;
@@ -180,6 +244,34 @@ export class DimensionValues {
         return null;
     }
   }
+}
+
+/** A customer's label (over `c`, insights_customers, and `s`, their shopper if any): `Name <email>`, else the email. */
+const CUSTOMER_LABEL = sql`coalesce(nullif(trim(s.first_name || ' ' || s.last_name), '') || ' <' || c.email || '>', c.email)`;
+const CATALOGUE_TABLES = { product: 'products', category: 'categories', brand: 'brands' } as const;
+
+/**
+ * The label of a dimension's value as SQL that PostgreSQL joins to a table's rows itself (a lateral
+ * subquery of `en` and `ar` over `value`, the value as text; no row where it has none), for the
+ * dimensions labelled from the store's records (customers, products, variants, categories, brands),
+ * as `labels` looks them up; null for the others. An export's statement joins them once, instead of a
+ * lookup per batch: at a million customer rows the lookups took twice as long as the statement.
+ */
+export function labelJoin(storeId: string, dimension: DimensionDef, value: RawBuilder<unknown>): RawBuilder<unknown> | null {
+  const source = dimension.values;
+  if (source.kind === 'customer') {
+    return sql`select ${CUSTOMER_LABEL} as en, ${CUSTOMER_LABEL} as ar from insights_customers c
+               left join shoppers s on s.store_id = c.store_id and s.email_normalized = c.email
+               where c.store_id = ${storeId}::uuid and c.id = (${value})::bigint`;
+  }
+  if (source.kind !== 'catalogue') return null;
+  if (source.entity === 'variant') {
+    return sql`select p.name_en || ' — ' || v.sku as en, p.name_ar || ' — ' || v.sku as ar
+               from product_variants v join products p on p.id = v.product_id
+               where v.store_id = ${storeId}::uuid and v.id = (${value})::uuid`;
+  }
+  return sql`select e.name_en as en, e.name_ar as ar from ${sql.table(CATALOGUE_TABLES[source.entity])} e
+             where e.store_id = ${storeId}::uuid and e.id = (${value})::uuid`;
 }
 
 /** A tax rate in basis points as a percentage: 1500 → 15%. */

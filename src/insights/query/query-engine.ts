@@ -1,12 +1,14 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Bilingual } from '../../common/bilingual.js';
 import { invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
 import { emptyValueOf, type MeasureContext, type MeasureDef } from '../definitions/measures.js';
 import { SOURCES, type SourceDef, type SourceDimension } from '../definitions/sources.js';
 import { NONE_ID, type RollupTable } from '../rollups/rollup-tables.js';
+import { labelJoin } from './dimension-values.js';
 import { isoWeekday, monthsWithin, type DateRange, type WeekStart } from './ranges.js';
 
 /**
@@ -37,6 +39,8 @@ export interface QuerySpec {
 }
 
 export type Row = Record<string, string | number | null>;
+/** A row of `stream`: with the labels its statement joined (see labelJoin), the others looked up by DimensionValues. */
+export type StreamedRow = Row & { labels?: Record<string, Bilingual> };
 
 interface Part {
   source: SourceDef;
@@ -105,17 +109,58 @@ export class QueryEngine {
    * a cursor a batch at a time: one statement, never the whole result in memory. Measures of several
    * sources are joined in SQL on their dimension values; `limit` keeps the first rows only.
    */
-  async *stream(asked: QuerySpec, batchSize: number, limit?: number): AsyncGenerator<Row[]> {
+  async *stream(asked: QuerySpec, batchSize: number, limit?: number): AsyncGenerator<StreamedRow[]> {
     const spec = withoutVacuousFilters(asked);
     const parts = this.plan(spec);
     const page = limit === undefined ? undefined : { limit, offset: 0 };
     const statement = parts.length === 1 ? this.select(spec, parts[0], page) : this.joined(spec, parts, page);
+    const labelled = this.labelled(spec);
     const db = this.em.getKysely() as Kysely<unknown>;
-    for await (const { rows } of db.getExecutor().stream(statement.compile(db), batchSize)) {
-      yield (rows as Record<string, unknown>[]).map((raw) =>
-        parts.length === 1 ? this.convert(spec, parts[0], raw) : this.fillMissing(spec, this.convertJoined(spec, parts, raw)),
-      );
+    const compiled = (labelled.length > 0 ? this.withLabels(spec, parts, statement, labelled) : statement).compile(db);
+    for await (const { rows } of db.getExecutor().stream(compiled, batchSize)) {
+      yield (rows as Record<string, unknown>[]).map((raw) => {
+        const row: StreamedRow =
+          parts.length === 1 ? this.convert(spec, parts[0], raw) : this.fillMissing(spec, this.convertJoined(spec, parts, raw));
+        labelled.forEach((dimension, index) => {
+          const en = raw[`label_en_${index}`] as string | null;
+          if (en !== null && en !== undefined) (row.labels ??= {})[dimension.name] = { en, ar: raw[`label_ar_${index}`] as string };
+        });
+        return row;
+      });
     }
+  }
+
+  /** The dimensions of a query whose labels its statement can join (labelJoin), with that join over `q`. */
+  private labelled(spec: QuerySpec): { name: string; join: RawBuilder<unknown> }[] {
+    return spec.dimensions.flatMap((name) => {
+      const dimension = dimensionNamed(name);
+      const join = dimension && !isTimeGrain(name) ? labelJoin(spec.storeId, dimension, sql.ref(`q.${name}`)) : null;
+      return join ? [{ name, join }] : [];
+    });
+  }
+
+  /**
+   * The statement with the labels of its dimensions' values beside each row (`label_en_N`, `label_ar_N`,
+   * null where there is none), in its own order: PostgreSQL joins them as it sees fit, once.
+   */
+  private withLabels(
+    spec: QuerySpec,
+    parts: Part[],
+    statement: RawBuilder<unknown>,
+    labelled: { name: string; join: RawBuilder<unknown> }[],
+  ): RawBuilder<unknown> {
+    const labels = labelled.flatMap((_, index) => [
+      sql`${sql.ref(`l${index}.en`)} as ${sql.ref(`label_en_${index}`)}`,
+      sql`${sql.ref(`l${index}.ar`)} as ${sql.ref(`label_ar_${index}`)}`,
+    ]);
+    const joins = labelled.map(({ join }, index) => sql`left join lateral (${join}) ${sql.ref(`l${index}`)} on true`);
+    // the order of select (its sort measure when its part has it) and of joined (its sort), then the dimensions
+    const sorted = spec.sort && parts.some((part) => part.measures.some((measure) => measure.name === spec.sort!.measure));
+    const order = [
+      ...(sorted ? [sql`${sql.ref(`q.${spec.sort!.measure}`)} ${sql.raw(spec.sort!.descending ? 'desc' : 'asc')} nulls last`] : []),
+      ...spec.dimensions.map((dimension) => sql.ref(`q.${dimension}`)),
+    ];
+    return sql`select q.*, ${sql.join(labels)} from (${statement}) q ${sql.join(joins, sql` `)} order by ${sql.join(order)}`;
   }
 
   /** How many rows the query has, counted without computing them. */
