@@ -131,6 +131,7 @@ async function main() {
     csv: null,
     xlsx: null,
     verification: null,
+    serviceIdleRssMB: null,
     aims: [],
     ok: false,
     failures,
@@ -163,6 +164,7 @@ async function main() {
     cleanups.push(() => service.stop());
     log(`service on ${service.base} (pid ${service.child.pid}, files under ${dataDir})`);
     const admin = await signIn(service.base, database.url, store.id);
+    results.serviceIdleRssMB = round(memoryOf(service.child.pid)?.rss, 1);
 
     // What the export is: its rows as the builder counts them, its range and its columns.
     const refused = await admin.call('POST', '/admin/insights/builder/run', EXPORT_QUERY);
@@ -676,6 +678,7 @@ async function runExport(admin, pid, format, scratch) {
     finishedAt: doc.finishedAt,
     rssBeforeMB: round(rssBefore?.rss, 1),
     peakRssMB: round(Math.max(peak, peakReset && after ? after.hwm : 0), 1),
+    peakRssGrowthMB: round(Math.max(peak, peakReset && after ? after.hwm : 0) - (rssBefore?.rss ?? 0), 1),
     peakRssSampledMB: round(peak, 1),
     vmHwmMB: peakReset && after ? round(after.hwm, 1) : null,
     vmHwmReset: peakReset,
@@ -801,7 +804,8 @@ function summariseExport(runs) {
       wall: round(median(runs.map((run) => run.wallSeconds)), 3),
     },
     peakRssMB: { max: Math.max(...runs.map((run) => run.peakRssMB)), median: median(runs.map((run) => run.peakRssMB)) },
-    rssBeforeMB: { median: median(runs.map((run) => run.rssBeforeMB)) },
+    rssBeforeMB: { first: runs[0].rssBeforeMB, median: median(runs.map((run) => run.rssBeforeMB)) },
+    peakRssGrowthMB: { max: Math.max(...runs.map((run) => run.peakRssGrowthMB)), median: median(runs.map((run) => run.peakRssGrowthMB)) },
     serviceCpuOfWall: { median: median(runs.map((run) => run.serviceCpuOfWall)) },
     runs,
   };
@@ -856,7 +860,8 @@ function printTable(results) {
   if (results.database) out.push(`data: ${JSON.stringify(results.database.rows)}, database ${results.database.size}`);
   if (results.seed) out.push(`seed: ${results.seed.seconds} s (demo seed ${results.seed.arguments.join(' ')})`);
   if (results.export) out.push(`export: ${results.export.rowCount} rows, ${JSON.stringify(EXPORT_QUERY)}`);
-  const rows = [['', 'rows/s (median)', 'wall rows/s', 'of COPY', 'seconds', 'peak RSS MB', 'RSS before', 'MB', 'runs rows/s']];
+  if (results.serviceIdleRssMB) out.push(`service RSS after start and sign-in, before any export: ${results.serviceIdleRssMB} MB`);
+  const rows = [['', 'rows/s (median)', 'wall rows/s', 'of COPY', 'seconds', 'peak RSS MB', 'RSS before', 'growth', 'MB', 'runs rows/s']];
   const mb = (bytes) => (bytes ? String(round(bytes / MB, 1)) : '');
   for (const name of ['copy', 'copyUnlabelled']) {
     const r = results[name];
@@ -867,6 +872,7 @@ function printTable(results) {
       '',
       name === 'copy' ? '1' : String(results.ratios?.copyUnlabelled ?? ''),
       String(r.seconds.median),
+      '',
       '',
       '',
       mb(r.bytes),
@@ -884,6 +890,7 @@ function printTable(results) {
       String(r.seconds.service),
       String(r.peakRssMB.max),
       String(r.rssBeforeMB.median),
+      String(r.peakRssGrowthMB.max),
       mb(r.bytes),
       r.runs.map((run) => run.rowsPerSecond.service).join(' '),
     ]);
