@@ -9,7 +9,7 @@ import { RESULTS_DIR, resultPaths, writeResults } from '../bench/lib.js';
 import { ROOT } from './support/build.js';
 
 const git = (...args: string[]) => promisify(execFile)('git', ['-C', ROOT, ...args]);
-const BENCHES = ['bench', 'journey', 'search', 'insights', 'profile'];
+const BENCHES = ['bench', 'journey', 'search', 'insights', 'exports', 'profile'];
 const startedAt = new Date('2026-11-23T15:56:13.456Z');
 
 describe('bench results', () => {
