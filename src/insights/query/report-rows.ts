@@ -5,8 +5,13 @@ import type { DateRange } from './ranges.js';
 /** A row of a report's table: dimension values, the `labels` of those that have names, measures. */
 export type TableRow = Record<string, unknown> & { labels?: Record<string, Bilingual> };
 
-/** Rows a batch at a time: what an export reads from. */
-export const EXPORT_BATCH_ROWS = 5000;
+/**
+ * Rows a batch at a time: what an export reads from its cursor (or a page). Measured with a million-row
+ * export (day × customer): reading 5,000 at a time, the service's heap grew by 150–250 MB before a full
+ * collection (peak RSS about 580 MB); 1,000 at a time, it stayed near its idle size (peak RSS about 330 MB),
+ * as fast.
+ */
+export const EXPORT_BATCH_ROWS = 1000;
 
 /**
  * A report's or builder query's whole table, for a file: every row, never a page, read a batch at a
