@@ -20,8 +20,7 @@
 //                            export to DIR (summarise one with `node bench/profile.js summarize FILE`)
 //   --update-reference       also replace bench/results/exports-reference.json with this run's results
 import { parse } from 'csv-parse';
-import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,16 +36,17 @@ import {
   assertBuilt,
   backgroundCpuPercent,
   cli,
-  createDatabase,
+  findStore,
   gitCommit,
   log,
   machineInfo,
-  requestJson,
+  openDatabase,
   ROOT,
-  serviceEnv,
+  seedStore,
+  signIn,
+  sizes,
   startService,
   UPDATE_REFERENCE_OPTION,
-  useSecretKey,
   withClient,
   writeResults,
 } from './lib.js';
@@ -75,7 +75,11 @@ const settings = {
   rssSampleMs: 100,
 };
 
-const STORE_NAME = 'Exports Bench';
+/** The bench's store: its name, and the columns of `stores` the bench reads. */
+const STORE = { name: 'Exports Bench', columns: 'id, plan, timezone, currency' };
+const SEED_NOTE =
+  'demo seed writes the catalogue and the history in bulk, then rebuilds the store’s rollups: its time includes the rebuild';
+const COUNTED_TABLES = ['orders', 'order_lines', 'refunds', 'insights_customers', 'insights_customer_sales_daily', 'shoppers'];
 /**
  * The export: every customer's sales on every day they bought, over the store's whole history. With the
  * demo's million orders that is about a row per order (a customer rarely orders twice a day; returns and
@@ -138,9 +142,22 @@ async function main() {
   };
   let service;
   try {
-    const database = await openDatabase();
+    const database = await openDatabase({
+      prefix: 'storefront_exports',
+      keyPurpose: 'storefront-exports-bench',
+      databaseUrl: args['database-url'],
+      keep: args['keep-database'],
+      cleanups,
+    });
     results.machine = { ...(await machineInfo(database.serverVersion)), backgroundCpuPercentBefore: await backgroundCpuPercent() };
-    const store = settings.reusedDatabase ? await findStore(database.url) : await seedStore(database.url, results);
+    const store = settings.reusedDatabase
+      ? await findStore(database.url, STORE)
+      : await seedStore(database.url, results, {
+          ...STORE,
+          orders: settings.orders,
+          seedArgs: ['--sessions-per-order', String(settings.sessionsPerOrder)],
+          note: SEED_NOTE,
+        });
     log(`store ${store.id} (${store.plan}, ${store.timezone}, ${store.currency})`);
     if (store.plan !== 'pro') await cli(database.url, ['store', 'plan', '--store', store.id, '--plan', 'pro']);
     await withClient(database.url, (client) => client.query('analyze'));
@@ -148,7 +165,7 @@ async function main() {
       name: database.name,
       reused: settings.reusedDatabase,
       kept: database.kept,
-      ...(await sizes(database.url, store.id)),
+      ...(await sizes(database.url, store.id, COUNTED_TABLES)),
     };
     log(`data: ${JSON.stringify(results.database.rows)}, ${results.database.size}`);
 
@@ -163,7 +180,10 @@ async function main() {
     });
     cleanups.push(() => service.stop());
     log(`service on ${service.base} (pid ${service.child.pid}, files under ${dataDir})`);
-    const admin = await signIn(service.base, database.url, store.id);
+    const admin = await signIn(service.base, database.url, store.id, {
+      emailDomain: 'exports-bench.example',
+      headers: { 'accept-language': 'en' },
+    });
     results.serviceIdleRssMB = round(memoryOf(service.child.pid)?.rss, 1);
 
     // What the export is: its rows as the builder counts them, its range and its columns.
@@ -270,147 +290,6 @@ async function main() {
       process.exitCode = 1;
     }
   }
-}
-
-// --- set-up ----------------------------------------------------------------------------------------
-
-/** As bench/insights.js: a fresh database, or the one --database-url names; a kept one has a SECRET_KEY of its own. */
-async function openDatabase() {
-  const keyOf = (name) => useSecretKey(createHash('sha256').update(`storefront-exports-bench:${name}`).digest('base64'));
-  if (settings.reusedDatabase) {
-    const url = args['database-url'];
-    const name = new URL(url).pathname.slice(1);
-    keyOf(name);
-    const serverVersion = await withClient(url, async (client) => (await client.query('show server_version')).rows[0].server_version);
-    log(`reusing ${name} (PostgreSQL ${serverVersion})`);
-    return { name, url, serverVersion, kept: true };
-  }
-  const database = await createDatabase('storefront_exports');
-  log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
-  if (args['keep-database']) {
-    keyOf(database.name);
-    cleanups.push(async () => log(`database kept: ${database.url} (again with --database-url ${database.url})`));
-  } else cleanups.push(() => database.drop());
-  return { ...database, kept: args['keep-database'] };
-}
-
-const STORE_COLUMNS = 'id, plan, timezone, currency';
-
-async function findStore(url) {
-  const { rows } = await withClient(url, (client) =>
-    client.query(`select ${STORE_COLUMNS} from stores where name = $1 order by created_at desc limit 1`, [STORE_NAME]),
-  );
-  if (!rows[0]) throw new Error(`no store named ${STORE_NAME} in ${url}: run once with --keep-database to seed one`);
-  return rows[0];
-}
-
-/** `store create --plan pro`, then `demo seed --orders N --sessions-per-order K` (which rebuilds the rollups), timed. */
-async function seedStore(url, results) {
-  const created = await cli(url, ['store', 'create', '--name', STORE_NAME, '--plan', 'pro']);
-  const storeId = created.store.id;
-  const command = [
-    'demo',
-    'seed',
-    '--store',
-    storeId,
-    '--orders',
-    String(settings.orders),
-    '--sessions-per-order',
-    String(settings.sessionsPerOrder),
-  ];
-  log(`${command.join(' ')}${settings.orders >= 200_000 ? ' (several minutes)' : ''}`);
-  const started = performance.now();
-  const seeded = await cliStreaming(url, command, 'seed');
-  const seconds = (performance.now() - started) / 1000;
-  results.seed = {
-    seconds: round(seconds, 1),
-    arguments: command.slice(4),
-    counts: seeded.seeded,
-    note: 'demo seed writes the catalogue and the history in bulk, then rebuilds the store’s rollups: its time includes the rebuild',
-  };
-  log(`seeded in ${seconds.toFixed(1)} s: ${JSON.stringify(seeded.seeded)}`);
-  const { rows } = await withClient(url, (client) => client.query(`select ${STORE_COLUMNS} from stores where id = $1`, [storeId]));
-  return rows[0];
-}
-
-/** Runs a command of the CLI, passing its stderr (progress) through to the log; answers its JSON. */
-function cliStreaming(url, commandArgs, label) {
-  return new Promise((done, failed) => {
-    const child = spawn(process.execPath, [resolve(ROOT, 'dist/src/cli.js'), ...commandArgs], { cwd: ROOT, env: serviceEnv(url) });
-    let stdout = '';
-    let stderr = '';
-    let pending = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => {
-      stderr = (stderr + chunk).slice(-20_000);
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop();
-      for (const line of lines) if (line.trim()) log(`${label}: ${line.trim()}`);
-    });
-    child.on('close', (code) => {
-      if (code === 0) {
-        try {
-          return done(JSON.parse(stdout));
-        } catch {
-          // fall through: not the JSON answer
-        }
-      }
-      failed(new Error(`cli ${commandArgs.join(' ')} exited with ${code}: ${stdout}${stderr}`));
-    });
-  });
-}
-
-async function sizes(url, storeId) {
-  return withClient(url, async (client) => {
-    const rows = {};
-    for (const table of ['orders', 'order_lines', 'refunds', 'insights_customers', 'insights_customer_sales_daily', 'shoppers']) {
-      rows[table] = Number((await client.query(`select count(*) as n from ${table} where store_id = $1`, [storeId])).rows[0].n);
-    }
-    const size = (await client.query('select pg_size_pretty(pg_database_size(current_database())) as size')).rows[0].size;
-    return { rows, size };
-  });
-}
-
-/** A staff owner added with `staff add`, signed in with a bearer pair, refreshed when 10 minutes old (they live 15). */
-async function signIn(base, url, storeId) {
-  const email = `bench-${randomBytes(4).toString('hex')}@exports-bench.example`;
-  const added = await cli(url, ['staff', 'add', '--store', storeId, '--email', email, '--name', 'Bench Owner', '--role', 'owner']);
-  const body = await requestJson(base, 'POST', '/admin/auth/sign-in', {
-    body: { storeId, email, password: added.password, transport: 'bearer' },
-    expect: 201,
-  });
-  let pair = { ...body, at: Date.now() };
-  const admin = {
-    base,
-    async token() {
-      if (Date.now() - pair.at > 10 * 60_000) {
-        const next = await requestJson(base, 'POST', '/admin/auth/refresh', { body: { refreshToken: pair.refreshToken } });
-        pair = { ...next, at: Date.now() };
-      }
-      return pair.accessToken;
-    },
-    async call(method, path, body) {
-      const response = await fetch(base + path, {
-        method,
-        headers: {
-          authorization: `Bearer ${await admin.token()}`,
-          'accept-language': 'en',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : null };
-    },
-    async getJson(path) {
-      const { status, body } = await admin.call('GET', path);
-      if (status !== 200) throw new Error(`GET ${path} answered ${status}: ${JSON.stringify(body).slice(0, 500)}`);
-      return body;
-    },
-  };
-  log(`signed in as ${email} (owner)`);
-  return admin;
 }
 
 // --- the baseline's SQL ----------------------------------------------------------------------------

@@ -21,7 +21,6 @@
 //   --update-reference       also replace bench/results/insights-reference.json with this run's results
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { STEPS, runJourneys, stepSummaries } from './journey-load.js';
 import {
@@ -29,17 +28,21 @@ import {
   backgroundCpuPercent,
   cli,
   CLI,
-  createDatabase,
+  cliStreaming,
+  findStore,
   gitCommit,
   log,
   machineInfo,
   mintToken,
+  openDatabase,
   requestJson,
   ROOT,
+  seedStore,
   serviceEnv,
+  signIn,
+  sizes,
   startService,
   UPDATE_REFERENCE_OPTION,
-  useSecretKey,
   withClient,
   writeResults,
 } from './lib.js';
@@ -77,7 +80,23 @@ const settings = {
 const only = new Set(args.only.split(',').map((part) => part.trim()));
 for (const part of only) if (!PARTS.includes(part)) throw new Error(`--only: unknown part ${part} (parts: ${PARTS.join(', ')})`);
 
-const STORE_NAME = 'Insights Bench';
+/** The bench's store: its name, and the columns of `stores` the bench reads. */
+const STORE = { name: 'Insights Bench', columns: 'id, plan, timezone' };
+const SEED_NOTE =
+  'demo seed writes the catalogue and the history in bulk, then rebuilds the store’s rollups itself: its time includes one rebuild';
+/** Rows of what the figures come from and of the rollups (with the database's size, in the results). */
+const COUNTED_TABLES = [
+  'orders',
+  'order_lines',
+  'refunds',
+  'payments',
+  'searches',
+  'storefront_events',
+  'insights_sales_daily',
+  'insights_products_daily',
+  'insights_customers_daily',
+  'insights_customer_sales_daily',
+];
 /** Every built-in report, from the build's own declarations. */
 assertBuilt();
 const { REPORT_NAMES: REPORTS } = await import('../dist/src/insights/definitions/reports.js');
@@ -159,9 +178,17 @@ async function main() {
   let service;
   try {
     // --- the database, the store and its history ---
-    const database = await openDatabase();
+    const database = await openDatabase({
+      prefix: 'storefront_insights',
+      keyPurpose: 'storefront-insights-bench',
+      databaseUrl: args['database-url'],
+      keep: args['keep-database'],
+      cleanups,
+    });
     results.machine = { ...(await machineInfo(database.serverVersion)), backgroundCpuPercentBefore: await backgroundCpuPercent() };
-    const store = settings.reusedDatabase ? await findStore(database.url) : await seedStore(database.url, results);
+    const store = settings.reusedDatabase
+      ? await findStore(database.url, STORE)
+      : await seedStore(database.url, results, { ...STORE, orders: settings.orders, seedArgs: await seedArguments(), note: SEED_NOTE });
     log(`store ${store.id} (${store.plan}, ${store.timezone})`);
     if (store.plan !== 'pro') await cli(database.url, ['store', 'plan', '--store', store.id, '--plan', 'pro']);
 
@@ -177,7 +204,7 @@ async function main() {
       name: database.name,
       reused: settings.reusedDatabase,
       kept: database.kept,
-      ...(await sizes(database.url, store.id)),
+      ...(await sizes(database.url, store.id, COUNTED_TABLES)),
     };
     log(`data: ${JSON.stringify(results.database.rows)}`);
 
@@ -185,7 +212,10 @@ async function main() {
     service = await startService(database.url);
     cleanups.push(() => service.stop());
     log(`service on ${service.base}`);
-    const admin = await signIn(service.base, database.url, store.id);
+    const admin = await signIn(service.base, database.url, store.id, {
+      emailDomain: 'insights-bench.example',
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+    });
     const overview = await admin.getJson('/admin/insights/reports/overview?last=366');
     const range = overview.range;
     log(`range ${range.from} … ${range.to} (${range.timezone}): ${overview.totals.orders} orders`);
@@ -248,58 +278,6 @@ async function main() {
 // --- set-up ----------------------------------------------------------------------------------------
 
 /**
- * A fresh database (dropped at the end unless kept), or the one --database-url names (never dropped).
- * A database that outlives the run gets a SECRET_KEY of its own, derived from its name, so that the
- * next run with --database-url opens the signing keys sealed with it.
- */
-async function openDatabase() {
-  const keyOf = (name) => useSecretKey(createHash('sha256').update(`storefront-insights-bench:${name}`).digest('base64'));
-  if (settings.reusedDatabase) {
-    const url = args['database-url'];
-    keyOf(new URL(url).pathname.slice(1));
-    const serverVersion = await withClient(url, async (client) => (await client.query('show server_version')).rows[0].server_version);
-    log(`reusing ${new URL(url).pathname.slice(1)} (PostgreSQL ${serverVersion})`);
-    return { name: new URL(url).pathname.slice(1), url, serverVersion, kept: true };
-  }
-  const database = await createDatabase('storefront_insights');
-  log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
-  if (args['keep-database']) {
-    keyOf(database.name);
-    cleanups.push(async () => log(`database kept: ${database.url} (again with --database-url ${database.url})`));
-  } else cleanups.push(() => database.drop());
-  return { ...database, kept: args['keep-database'] };
-}
-
-async function findStore(url) {
-  const { rows } = await withClient(url, (client) =>
-    client.query('select id, plan, timezone from stores where name = $1 order by created_at desc limit 1', [STORE_NAME]),
-  );
-  if (!rows[0]) throw new Error(`no store named ${STORE_NAME} in ${url}: run once with --keep-database to seed one`);
-  return rows[0];
-}
-
-/** `store create --plan pro`, then `demo seed --orders N` (with the seed arguments), timed. */
-async function seedStore(url, results) {
-  const created = await cli(url, ['store', 'create', '--name', STORE_NAME, '--plan', 'pro']);
-  const storeId = created.store.id;
-  const seedArgs = await seedArguments();
-  const command = ['demo', 'seed', '--store', storeId, '--orders', String(settings.orders), ...seedArgs];
-  log(`${command.join(' ')}${settings.orders >= 200_000 ? ' (several minutes)' : ''}`);
-  const started = performance.now();
-  const seeded = await cliStreaming(url, command, 'seed');
-  const seconds = (performance.now() - started) / 1000;
-  results.seed = {
-    seconds: round(seconds, 1),
-    arguments: command.slice(4),
-    counts: seeded.seeded,
-    note: 'demo seed writes the catalogue and the history in bulk, then rebuilds the store’s rollups itself: its time includes one rebuild',
-  };
-  log(`seeded in ${seconds.toFixed(1)} s: ${JSON.stringify(seeded.seeded)}`);
-  const { rows } = await withClient(url, (client) => client.query('select id, plan, timezone from stores where id = $1', [storeId]));
-  return rows[0];
-}
-
-/**
  * --seed-args, plus a smaller number of storefront sessions per order when `demo seed` takes one (its
  * usage names `--sessions-per-order`, or `--conversion`) and --seed-args does not set it.
  */
@@ -325,107 +303,6 @@ async function seedArguments() {
   }
   if (extra.length > 0) log(`demo seed takes ${extra[0]}: ${extra.join(' ')} (--seed-args="${extra[0]} …" to choose)`);
   return [...given, ...extra];
-}
-
-/** Runs a command of the CLI, passing its stderr (progress) through to the log; answers its JSON. */
-function cliStreaming(url, commandArgs, label) {
-  return new Promise((done, failed) => {
-    const child = spawn(process.execPath, [CLI, ...commandArgs], { cwd: ROOT, env: serviceEnv(url) });
-    let stdout = '';
-    let stderr = '';
-    let pending = '';
-    let lastLine = performance.now();
-    const started = performance.now();
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => {
-      stderr = (stderr + chunk).slice(-20_000);
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop();
-      for (const line of lines) if (line.trim()) log(`${label}: ${line.trim()}`);
-      lastLine = performance.now();
-    });
-    const ticker = setInterval(() => {
-      if (performance.now() - lastLine < 15_000) return;
-      lastLine = performance.now();
-      log(`${label}: still running, ${((performance.now() - started) / 1000).toFixed(0)} s`);
-    }, 1000);
-    child.on('close', (code) => {
-      clearInterval(ticker);
-      if (code === 0) {
-        try {
-          return done(JSON.parse(stdout));
-        } catch {
-          // fall through: not the JSON answer
-        }
-      }
-      failed(new Error(`cli ${commandArgs.join(' ')} exited with ${code}: ${stdout}${stderr}`));
-    });
-  });
-}
-
-/** Rows of what the figures come from and of the rollups, and the database's size. */
-async function sizes(url, storeId) {
-  return withClient(url, async (client) => {
-    const count = async (table) =>
-      Number((await client.query(`select count(*) as n from ${table} where store_id = $1`, [storeId])).rows[0].n);
-    const rows = {};
-    for (const table of ['orders', 'order_lines', 'refunds', 'payments', 'searches', 'storefront_events', 'insights_sales_daily']) {
-      rows[table] = await count(table);
-    }
-    rows.insights_products_daily = await count('insights_products_daily');
-    rows.insights_customers_daily = await count('insights_customers_daily');
-    rows.insights_customer_sales_daily = await count('insights_customer_sales_daily');
-    const size = (await client.query('select pg_size_pretty(pg_database_size(current_database())) as size')).rows[0].size;
-    return { rows, size };
-  });
-}
-
-/** A staff owner added with `staff add`, signed in with a bearer token pair (refreshed before it expires). */
-async function signIn(base, url, storeId) {
-  const email = `bench-${randomBytes(4).toString('hex')}@insights-bench.example`;
-  const added = await cli(url, ['staff', 'add', '--store', storeId, '--email', email, '--name', 'Bench Owner', '--role', 'owner']);
-  const body = await requestJson(base, 'POST', '/admin/auth/sign-in', {
-    body: { storeId, email, password: added.password, transport: 'bearer' },
-    expect: 201,
-  });
-  let pair = { ...body, at: Date.now() };
-  const admin = {
-    base,
-    /** The current access token: refreshed when it is 10 minutes old (they live 15). */
-    async token() {
-      if (Date.now() - pair.at > 10 * 60_000) {
-        const next = await requestJson(base, 'POST', '/admin/auth/refresh', { body: { refreshToken: pair.refreshToken } });
-        pair = { ...next, at: Date.now() };
-      }
-      return pair.accessToken;
-    },
-    /** A request definition for measureLoad; the token is read when the measurement starts. */
-    request(method, path, body, expectStatus = 200) {
-      return { method, path, body: body === undefined ? undefined : JSON.stringify(body), expectStatus };
-    },
-    async call(method, path, body) {
-      const started = performance.now();
-      const response = await fetch(base + path, {
-        method,
-        headers: {
-          authorization: `Bearer ${await admin.token()}`,
-          'accept-encoding': 'gzip, deflate, br',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : null, ms: performance.now() - started };
-    },
-    async getJson(path) {
-      const { status, body } = await admin.call('GET', path);
-      if (status !== 200) throw new Error(`GET ${path} answered ${status}: ${JSON.stringify(body).slice(0, 500)}`);
-      return body;
-    },
-  };
-  log(`signed in as ${email} (owner)`);
-  return admin;
 }
 
 // --- measuring -------------------------------------------------------------------------------------

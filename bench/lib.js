@@ -1,8 +1,9 @@
-// Shared set-up for bench/run.js and bench/profile.js: a throw-away database, the built service as a
-// child process, a store with a high-limit key and a seeded catalogue, and autocannon runs.
+// Shared set-up for the benches: a throw-away database, the built service as a child process, a store with
+// a high-limit key and a seeded catalogue, and autocannon runs; for bench/insights.js and bench/exports.js
+// also a database that can outlive the run, a seeded pro-plan store and a signed-in staff owner.
 import autocannon from 'autocannon';
-import { execFile, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFile, fork, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -216,6 +217,160 @@ export async function createBenchStore(databaseUrl) {
   // freshly seeded tables at some random point during the measurements and change the plans).
   await withClient(databaseUrl, (client) => client.query('analyze'));
   return { storeId, apiKey: issued.apiKey.key, apiKeyId: issued.apiKey.id, seeded: seeded.seeded };
+}
+
+/** Runs a command of the CLI, passing its stderr (progress) through to the log; answers its JSON. */
+export function cliStreaming(url, commandArgs, label) {
+  return new Promise((done, failed) => {
+    const child = spawn(process.execPath, [CLI, ...commandArgs], { cwd: ROOT, env: serviceEnv(url) });
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    let lastLine = performance.now();
+    const started = performance.now();
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => {
+      stderr = (stderr + chunk).slice(-20_000);
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop();
+      for (const line of lines) if (line.trim()) log(`${label}: ${line.trim()}`);
+      lastLine = performance.now();
+    });
+    const ticker = setInterval(() => {
+      if (performance.now() - lastLine < 15_000) return;
+      lastLine = performance.now();
+      log(`${label}: still running, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }, 1000);
+    child.on('close', (code) => {
+      clearInterval(ticker);
+      if (code === 0) {
+        try {
+          return done(JSON.parse(stdout));
+        } catch {
+          // fall through: not the JSON answer
+        }
+      }
+      failed(new Error(`cli ${commandArgs.join(' ')} exited with ${code}: ${stdout}${stderr}`));
+    });
+  });
+}
+
+/**
+ * A fresh database `${prefix}_…` (dropped at the end unless `keep`), or the one `databaseUrl` names (never
+ * dropped); the drop, or the line saying where the kept database is, goes on `cleanups`. A database that
+ * outlives the run gets a SECRET_KEY of its own, derived from `keyPurpose` and its name, so that the next
+ * run with --database-url opens the signing keys sealed with it.
+ */
+export async function openDatabase({ prefix, keyPurpose, databaseUrl, keep, cleanups }) {
+  const keyOf = (name) => useSecretKey(createHash('sha256').update(`${keyPurpose}:${name}`).digest('base64'));
+  if (databaseUrl) {
+    const name = new URL(databaseUrl).pathname.slice(1);
+    keyOf(name);
+    const serverVersion = await withClient(
+      databaseUrl,
+      async (client) => (await client.query('show server_version')).rows[0].server_version,
+    );
+    log(`reusing ${name} (PostgreSQL ${serverVersion})`);
+    return { name, url: databaseUrl, serverVersion, kept: true };
+  }
+  const database = await createDatabase(prefix);
+  log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
+  if (keep) {
+    keyOf(database.name);
+    cleanups.push(async () => log(`database kept: ${database.url} (again with --database-url ${database.url})`));
+  } else cleanups.push(() => database.drop());
+  return { ...database, kept: keep };
+}
+
+/** The latest store named `store.name` in a kept database: its `store.columns`. */
+export async function findStore(url, { name, columns }) {
+  const { rows } = await withClient(url, (client) =>
+    client.query(`select ${columns} from stores where name = $1 order by created_at desc limit 1`, [name]),
+  );
+  if (!rows[0]) throw new Error(`no store named ${name} in ${url}: run once with --keep-database to seed one`);
+  return rows[0];
+}
+
+/**
+ * `store create --name NAME --plan pro`, then `demo seed --orders N` with `seedArgs`, timed (the seed
+ * rebuilds the store's rollups itself) into `results.seed` with `note`; answers the store's `columns`.
+ */
+export async function seedStore(url, results, { name, columns, orders, seedArgs, note }) {
+  const created = await cli(url, ['store', 'create', '--name', name, '--plan', 'pro']);
+  const storeId = created.store.id;
+  const command = ['demo', 'seed', '--store', storeId, '--orders', String(orders), ...seedArgs];
+  log(`${command.join(' ')}${orders >= 200_000 ? ' (several minutes)' : ''}`);
+  const started = performance.now();
+  const seeded = await cliStreaming(url, command, 'seed');
+  const seconds = (performance.now() - started) / 1000;
+  results.seed = { seconds: Number(seconds.toFixed(1)), arguments: command.slice(4), counts: seeded.seeded, note };
+  log(`seeded in ${seconds.toFixed(1)} s: ${JSON.stringify(seeded.seeded)}`);
+  const { rows } = await withClient(url, (client) => client.query(`select ${columns} from stores where id = $1`, [storeId]));
+  return rows[0];
+}
+
+/** Rows of `tables` that are the store's, and the database's size. */
+export async function sizes(url, storeId, tables) {
+  return withClient(url, async (client) => {
+    const rows = {};
+    for (const table of tables) {
+      rows[table] = Number((await client.query(`select count(*) as n from ${table} where store_id = $1`, [storeId])).rows[0].n);
+    }
+    const size = (await client.query('select pg_size_pretty(pg_database_size(current_database())) as size')).rows[0].size;
+    return { rows, size };
+  });
+}
+
+/**
+ * A staff owner added with `staff add` (`bench-…@emailDomain`), signed in with a bearer token pair,
+ * refreshed when it is 10 minutes old (they live 15). `headers` go with every `call` besides the token.
+ */
+export async function signIn(base, url, storeId, { emailDomain, headers = {} }) {
+  const email = `bench-${randomBytes(4).toString('hex')}@${emailDomain}`;
+  const added = await cli(url, ['staff', 'add', '--store', storeId, '--email', email, '--name', 'Bench Owner', '--role', 'owner']);
+  const body = await requestJson(base, 'POST', '/admin/auth/sign-in', {
+    body: { storeId, email, password: added.password, transport: 'bearer' },
+    expect: 201,
+  });
+  let pair = { ...body, at: Date.now() };
+  const admin = {
+    base,
+    /** The current access token: refreshed when it is 10 minutes old. */
+    async token() {
+      if (Date.now() - pair.at > 10 * 60_000) {
+        const next = await requestJson(base, 'POST', '/admin/auth/refresh', { body: { refreshToken: pair.refreshToken } });
+        pair = { ...next, at: Date.now() };
+      }
+      return pair.accessToken;
+    },
+    /** A request definition for a load run (bench/insights.js's measureLoad): the token is read when it starts. */
+    request(method, path, body, expectStatus = 200) {
+      return { method, path, body: body === undefined ? undefined : JSON.stringify(body), expectStatus };
+    },
+    /** One request: its status, its parsed body and its time in ms (the body read included). */
+    async call(method, path, body) {
+      const started = performance.now();
+      const response = await fetch(base + path, {
+        method,
+        headers: {
+          authorization: `Bearer ${await admin.token()}`,
+          ...headers,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null, ms: performance.now() - started };
+    },
+    async getJson(path) {
+      const { status, body } = await admin.call('GET', path);
+      if (status !== 200) throw new Error(`GET ${path} answered ${status}: ${JSON.stringify(body).slice(0, 500)}`);
+      return body;
+    },
+  };
+  log(`signed in as ${email} (owner)`);
+  return admin;
 }
 
 /**
