@@ -16,6 +16,8 @@ import pg from 'pg';
 export const ROOT = resolve(import.meta.dirname, '..');
 export const MAIN = resolve(ROOT, 'dist/src/main.js');
 export const CLI = resolve(ROOT, 'dist/src/cli.js');
+/** The Node flags `npm start` gives the service (package.json's start script): the benches measure it as it ships. */
+export const SERVICE_NODE_FLAGS = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')).scripts.start.match(/(?<= )--\S+/g) ?? [];
 export const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export const RESULTS_DIR = resolve(ROOT, 'bench/results');
 
@@ -175,7 +177,7 @@ export async function startService(databaseUrl, { entry = MAIN, execArgv = [], e
   return startProcess({
     name: 'service',
     entry,
-    execArgv,
+    execArgv: [...SERVICE_NODE_FLAGS, ...execArgv],
     env: { ...serviceEnv(databaseUrl, port), ...env },
     port,
     readyPath: '/health/ready',
@@ -553,6 +555,7 @@ export async function machineInfo(postgresVersion) {
     freeMemoryGiB: Number((freemem() / 2 ** 30).toFixed(1)),
     loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
     node: process.version,
+    serviceNodeFlags: SERVICE_NODE_FLAGS,
     postgres: postgresVersion,
     fastify: await version('fastify'),
     autocannon: await version('autocannon'),
