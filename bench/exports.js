@@ -35,6 +35,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import {
   assertBuilt,
   backgroundCpuPercent,
+  cleanupStack,
   cli,
   findStore,
   gitCommit,
@@ -42,6 +43,7 @@ import {
   machineInfo,
   openDatabase,
   ROOT,
+  round,
   seedStore,
   signIn,
   sizes,
@@ -88,19 +90,7 @@ const COUNTED_TABLES = ['orders', 'order_lines', 'refunds', 'insights_customers'
 const EXPORT_QUERY = { measures: ['net_sales', 'orders', 'gross_sales', 'discounts'], dimensions: ['day', 'customer'], last: 'all' };
 const AIMS = { rows: 1_000_000, csvOfCopy: 0.5, xlsxOfCopy: 0.15, peakRssMB: 300 };
 
-const cleanups = [];
-async function cleanUp() {
-  while (cleanups.length > 0) {
-    const step = cleanups.pop();
-    await step().catch((error) => log(`clean-up step failed: ${error.message}`));
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    log(`${signal}: cleaning up`);
-    void cleanUp().finally(() => process.exit(130));
-  });
-}
+const { cleanups, cleanUp } = cleanupStack();
 
 const failures = [];
 function fail(message) {
@@ -108,7 +98,6 @@ function fail(message) {
   failures.push(message);
 }
 
-const round = (value, digits = 2) => (typeof value === 'number' && Number.isFinite(value) ? Number(value.toFixed(digits)) : null);
 const median = (values) => {
   const sorted = values.filter((value) => typeof value === 'number').sort((a, b) => a - b);
   if (sorted.length === 0) return null;

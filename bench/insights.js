@@ -26,8 +26,9 @@ import { STEPS, runJourneys, stepSummaries } from './journey-load.js';
 import {
   assertBuilt,
   backgroundCpuPercent,
-  cli,
+  cleanupStack,
   CLI,
+  cli,
   cliStreaming,
   findStore,
   gitCommit,
@@ -37,6 +38,7 @@ import {
   openDatabase,
   requestJson,
   ROOT,
+  round,
   seedStore,
   serviceEnv,
   signIn,
@@ -124,27 +126,13 @@ const SESSIONS_PER_ORDER = 5;
 const BUILDER_QUERY = { measures: ['net_sales', 'units_sold'], dimensions: ['month', 'category', 'brand'], last: 366 };
 const OVER_LIMIT_QUERY = { measures: ['net_sales'], dimensions: ['day', 'product'], last: 366 };
 
-const cleanups = [];
-async function cleanUp() {
-  while (cleanups.length > 0) {
-    const step = cleanups.pop();
-    await step().catch((error) => log(`clean-up step failed: ${error.message}`));
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    log(`${signal}: cleaning up`);
-    void cleanUp().finally(() => process.exit(130));
-  });
-}
+const { cleanups, cleanUp } = cleanupStack();
 
 const failures = [];
 function fail(message) {
   log(`FAILED: ${message}`);
   failures.push(message);
 }
-
-const round = (value, digits = 2) => (typeof value === 'number' && Number.isFinite(value) ? Number(value.toFixed(digits)) : null);
 
 function percentiles(samples) {
   const sorted = [...samples].sort((a, b) => a - b);

@@ -221,6 +221,31 @@ export async function createBenchStore(databaseUrl) {
   return { storeId, apiKey: issued.apiKey.key, apiKeyId: issued.apiKey.id, seeded: seeded.seeded };
 }
 
+/**
+ * What a bench made that must go when it ends, however it ends: `cleanups` takes a step (a function answering a
+ * promise) as each thing is made, and a step may be popped once it has been undone by hand; `cleanUp` runs those
+ * left, last first, a failure of one logged and the next run anyway. SIGINT and SIGTERM clean up, then exit.
+ */
+export function cleanupStack() {
+  const cleanups = [];
+  async function cleanUp() {
+    while (cleanups.length > 0) {
+      const step = cleanups.pop();
+      await step().catch((error) => log(`clean-up step failed: ${error.message}`));
+    }
+  }
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      log(`${signal}: cleaning up`);
+      void cleanUp().finally(() => process.exit(130));
+    });
+  }
+  return { cleanups, cleanUp };
+}
+
+/** A number rounded to `digits` decimals for the results, or null when it is not a finite number. */
+export const round = (value, digits = 2) => (typeof value === 'number' && Number.isFinite(value) ? Number(value.toFixed(digits)) : null);
+
 /** Runs a command of the CLI, passing its stderr (progress) through to the log; answers its JSON. */
 export function cliStreaming(url, commandArgs, label) {
   return new Promise((done, failed) => {

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import {
   assertBuilt,
   backgroundCpuPercent,
+  cleanupStack,
   createBenchStore,
   createDatabase,
   getJson,
@@ -38,19 +39,7 @@ const { values: args } = parseArgs({
 const settings = { seconds: Number(args.seconds), warmupSeconds: Number(args.warmup), connections: Number(args.connections) };
 const only = new Set(args.only.split(',').map((name) => name.trim()));
 
-const cleanups = [];
-async function cleanUp() {
-  while (cleanups.length > 0) {
-    const step = cleanups.pop();
-    await step().catch((error) => log(`clean-up step failed: ${error.message}`));
-  }
-}
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    log(`${signal}: cleaning up`);
-    void cleanUp().finally(() => process.exit(130));
-  });
-}
+const { cleanups, cleanUp } = cleanupStack();
 
 async function main() {
   assertBuilt();
