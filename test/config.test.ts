@@ -31,6 +31,9 @@ describe('configuration', () => {
     ['DATABASE_POOL_SIZE', '0'],
     ['DEFAULT_KEY_RATE_LIMIT', 'many'],
     ['REFRESH_REUSE_GRACE_SECONDS', '3600'],
+    ['DATAHUB_ALLOWED_HOSTS', 'public,10.0.0.0/33'],
+    ['DATAHUB_ALLOWED_HOSTS', 'https://sftp.example'],
+    ['DATAHUB_ALLOWED_HOSTS', ' , '],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     const error = refusal({ [name]: value });
     expect(error.message).toContain(`${name}=`);

@@ -1,10 +1,37 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  Validate,
+  validateSync,
+  type ValidationArguments,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { resolve } from 'node:path';
+import { parseEgressSetting } from '../egress/egress-policy.js';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : value === true || value === 'true' || value === '1';
+
+@ValidatorConstraint({ name: 'egressSetting' })
+class EgressSettingConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && 'entries' in parseEgressSetting(value);
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    const parsed = typeof args.value === 'string' ? parseEgressSetting(args.value) : { errors: ['must be a string'] };
+    return 'errors' in parsed ? parsed.errors.join('; ') : '';
+  }
+}
 
 /**
  * Every setting the service reads from its environment. Validated once at start-up; a bad value
@@ -118,6 +145,14 @@ export class AppConfig {
   @Min(1)
   @Max(1_000_000)
   DEFAULT_KEY_RATE_LIMIT = 600;
+
+  /**
+   * Where data hub connections may go, checked after DNS resolution: `public` (any public address), addresses,
+   * CIDR ranges, host names and `*.domain`, comma-separated. Private, loopback and link-local addresses are
+   * refused unless listed (see infra/egress/egress-policy.ts).
+   */
+  @Validate(EgressSettingConstraint)
+  DATAHUB_ALLOWED_HOSTS = 'public';
 
   /** Card payments go through this provider; `test` approves and declines by documented test tokens. */
   @IsIn(['test'])
