@@ -36,17 +36,15 @@ import {
   assertBuilt,
   backgroundCpuPercent,
   cleanupStack,
-  cli,
-  findStore,
+  describeDatabase,
   gitCommit,
   log,
   machineInfo,
   openDatabase,
+  proStore,
   ROOT,
   round,
-  seedStore,
   signIn,
-  sizes,
   startService,
   UPDATE_REFERENCE_OPTION,
   withClient,
@@ -90,7 +88,7 @@ const COUNTED_TABLES = ['orders', 'order_lines', 'refunds', 'insights_customers'
 const EXPORT_QUERY = { measures: ['net_sales', 'orders', 'gross_sales', 'discounts'], dimensions: ['day', 'customer'], last: 'all' };
 const AIMS = { rows: 1_000_000, csvOfCopy: 0.5, xlsxOfCopy: 0.15, peakRssMB: 300 };
 
-const { cleanups, cleanUp } = cleanupStack();
+const { cleanups, run } = cleanupStack();
 
 const failures = [];
 function fail(message) {
@@ -139,23 +137,14 @@ async function main() {
       cleanups,
     });
     results.machine = { ...(await machineInfo(database.serverVersion)), backgroundCpuPercentBefore: await backgroundCpuPercent() };
-    const store = settings.reusedDatabase
-      ? await findStore(database.url, STORE)
-      : await seedStore(database.url, results, {
-          ...STORE,
-          orders: settings.orders,
-          seedArgs: ['--sessions-per-order', String(settings.sessionsPerOrder)],
-          note: SEED_NOTE,
-        });
+    const store = await proStore(database, results, STORE, {
+      orders: settings.orders,
+      seedArgs: ['--sessions-per-order', String(settings.sessionsPerOrder)],
+      note: SEED_NOTE,
+    });
     log(`store ${store.id} (${store.plan}, ${store.timezone}, ${store.currency})`);
-    if (store.plan !== 'pro') await cli(database.url, ['store', 'plan', '--store', store.id, '--plan', 'pro']);
     await withClient(database.url, (client) => client.query('analyze'));
-    results.database = {
-      name: database.name,
-      reused: settings.reusedDatabase,
-      kept: database.kept,
-      ...(await sizes(database.url, store.id, COUNTED_TABLES)),
-    };
+    results.database = await describeDatabase(database, store.id, COUNTED_TABLES);
     log(`data: ${JSON.stringify(results.database.rows)}, ${results.database.size}`);
 
     // The service, with its files (DATA_DIR/files) in a directory of its own, removed at the end.
@@ -772,9 +761,4 @@ function printTable(results) {
   process.stdout.write(out.join('\n') + '\n');
 }
 
-main()
-  .catch((error) => {
-    process.stderr.write(`\nBENCH FAILED: ${error?.stack ?? error}\n`);
-    process.exitCode = 1;
-  })
-  .finally(cleanUp);
+void run(main);

@@ -30,19 +30,18 @@ import {
   CLI,
   cli,
   cliStreaming,
-  findStore,
+  describeDatabase,
   gitCommit,
   log,
   machineInfo,
   mintToken,
   openDatabase,
+  proStore,
   requestJson,
   ROOT,
   round,
-  seedStore,
   serviceEnv,
   signIn,
-  sizes,
   startService,
   UPDATE_REFERENCE_OPTION,
   withClient,
@@ -126,7 +125,7 @@ const SESSIONS_PER_ORDER = 5;
 const BUILDER_QUERY = { measures: ['net_sales', 'units_sold'], dimensions: ['month', 'category', 'brand'], last: 366 };
 const OVER_LIMIT_QUERY = { measures: ['net_sales'], dimensions: ['day', 'product'], last: 366 };
 
-const { cleanups, cleanUp } = cleanupStack();
+const { cleanups, run } = cleanupStack();
 
 const failures = [];
 function fail(message) {
@@ -174,11 +173,8 @@ async function main() {
       cleanups,
     });
     results.machine = { ...(await machineInfo(database.serverVersion)), backgroundCpuPercentBefore: await backgroundCpuPercent() };
-    const store = settings.reusedDatabase
-      ? await findStore(database.url, STORE)
-      : await seedStore(database.url, results, { ...STORE, orders: settings.orders, seedArgs: await seedArguments(), note: SEED_NOTE });
+    const store = await proStore(database, results, STORE, { orders: settings.orders, seedArgs: await seedArguments(), note: SEED_NOTE });
     log(`store ${store.id} (${store.plan}, ${store.timezone})`);
-    if (store.plan !== 'pro') await cli(database.url, ['store', 'plan', '--store', store.id, '--plan', 'pro']);
 
     log('insights rebuild: the backfill of the store’s rollups from its records');
     const rebuildStarted = performance.now();
@@ -188,12 +184,7 @@ async function main() {
     const analyzeStarted = performance.now();
     await withClient(database.url, (client) => client.query('analyze'));
     results.rebuild.analyzeSeconds = round((performance.now() - analyzeStarted) / 1000, 1);
-    results.database = {
-      name: database.name,
-      reused: settings.reusedDatabase,
-      kept: database.kept,
-      ...(await sizes(database.url, store.id, COUNTED_TABLES)),
-    };
+    results.database = await describeDatabase(database, store.id, COUNTED_TABLES);
     log(`data: ${JSON.stringify(results.database.rows)}`);
 
     // --- the service and a signed-in owner ---
@@ -830,9 +821,4 @@ function printTable(results) {
   process.stdout.write(out.join('\n') + '\n');
 }
 
-main()
-  .catch((error) => {
-    process.stderr.write(`\nBENCH FAILED: ${error?.stack ?? error}\n`);
-    process.exitCode = 1;
-  })
-  .finally(cleanUp);
+void run(main);

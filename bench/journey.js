@@ -11,6 +11,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   assertBuilt,
+  cleanupStack,
   createBenchStore,
   createDatabase,
   getJson,
@@ -35,13 +36,7 @@ const { values: args } = parseArgs({
 });
 const settings = { seconds: Number(args.seconds), warmupSeconds: Number(args.warmup), shoppers: Number(args.shoppers) };
 
-const cleanups = [];
-async function cleanUp() {
-  while (cleanups.length > 0)
-    await cleanups
-      .pop()()
-      .catch((error) => log(`clean-up step failed: ${error.message}`));
-}
+const { cleanups, run } = cleanupStack();
 
 async function main() {
   assertBuilt();
@@ -142,10 +137,4 @@ async function main() {
   }
 }
 
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
-main()
-  .catch((error) => {
-    process.stderr.write(`\nBENCH FAILED: ${error?.stack ?? error}\n`);
-    process.exitCode = 1;
-  })
-  .finally(cleanUp);
+void run(main);

@@ -223,8 +223,9 @@ export async function createBenchStore(databaseUrl) {
 
 /**
  * What a bench made that must go when it ends, however it ends: `cleanups` takes a step (a function answering a
- * promise) as each thing is made, and a step may be popped once it has been undone by hand; `cleanUp` runs those
- * left, last first, a failure of one logged and the next run anyway. SIGINT and SIGTERM clean up, then exit.
+ * promise) as each thing is made, and a step may be popped once it has been undone by hand; `run(main)` runs the
+ * bench, then the steps left, last first, a failure of one logged and the next run anyway. SIGINT and SIGTERM
+ * clean up, then exit.
  */
 export function cleanupStack() {
   const cleanups = [];
@@ -240,7 +241,16 @@ export function cleanupStack() {
       void cleanUp().finally(() => process.exit(130));
     });
   }
-  return { cleanups, cleanUp };
+  /** Runs the bench's `main`: a failure is printed and sets exit code 1; the clean-up runs either way. */
+  function run(main) {
+    return main()
+      .catch((error) => {
+        process.stderr.write(`\nBENCH FAILED: ${error?.stack ?? error}\n`);
+        process.exitCode = 1;
+      })
+      .finally(cleanUp);
+  }
+  return { cleanups, run };
 }
 
 /** A number rounded to `digits` decimals for the results, or null when it is not a finite number. */
@@ -299,7 +309,7 @@ export async function openDatabase({ prefix, keyPurpose, databaseUrl, keep, clea
       async (client) => (await client.query('show server_version')).rows[0].server_version,
     );
     log(`reusing ${name} (PostgreSQL ${serverVersion})`);
-    return { name, url: databaseUrl, serverVersion, kept: true };
+    return { name, url: databaseUrl, serverVersion, kept: true, reused: true };
   }
   const database = await createDatabase(prefix);
   log(`database ${database.name} (PostgreSQL ${database.serverVersion})`);
@@ -307,11 +317,11 @@ export async function openDatabase({ prefix, keyPurpose, databaseUrl, keep, clea
     keyOf(database.name);
     cleanups.push(async () => log(`database kept: ${database.url} (again with --database-url ${database.url})`));
   } else cleanups.push(() => database.drop());
-  return { ...database, kept: keep };
+  return { ...database, kept: keep, reused: false };
 }
 
 /** The latest store named `store.name` in a kept database: its `store.columns`. */
-export async function findStore(url, { name, columns }) {
+async function findStore(url, { name, columns }) {
   const { rows } = await withClient(url, (client) =>
     client.query(`select ${columns} from stores where name = $1 order by created_at desc limit 1`, [name]),
   );
@@ -323,7 +333,7 @@ export async function findStore(url, { name, columns }) {
  * `store create --name NAME --plan pro`, then `demo seed --orders N` with `seedArgs`, timed (the seed
  * rebuilds the store's rollups itself) into `results.seed` with `note`; answers the store's `columns`.
  */
-export async function seedStore(url, results, { name, columns, orders, seedArgs, note }) {
+async function seedStore(url, results, { name, columns, orders, seedArgs, note }) {
   const created = await cli(url, ['store', 'create', '--name', name, '--plan', 'pro']);
   const storeId = created.store.id;
   const command = ['demo', 'seed', '--store', storeId, '--orders', String(orders), ...seedArgs];
@@ -337,8 +347,23 @@ export async function seedStore(url, results, { name, columns, orders, seedArgs,
   return rows[0];
 }
 
+/**
+ * The bench's store on the pro plan: in a reused database the one named `store.name`, else one created and
+ * seeded (`seed`: orders, seedArgs, note; timed into `results.seed`). Answers its `store.columns`.
+ */
+export async function proStore(database, results, store, seed) {
+  const found = database.reused ? await findStore(database.url, store) : await seedStore(database.url, results, { ...store, ...seed });
+  if (found.plan !== 'pro') await cli(database.url, ['store', 'plan', '--store', found.id, '--plan', 'pro']);
+  return found;
+}
+
+/** What the results say of the database: its name, whether it was reused or kept, the store's rows of `tables`, its size. */
+export async function describeDatabase(database, storeId, tables) {
+  return { name: database.name, reused: database.reused, kept: database.kept, ...(await sizes(database.url, storeId, tables)) };
+}
+
 /** Rows of `tables` that are the store's, and the database's size. */
-export async function sizes(url, storeId, tables) {
+async function sizes(url, storeId, tables) {
   return withClient(url, async (client) => {
     const rows = {};
     for (const table of tables) {

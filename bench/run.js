@@ -39,7 +39,7 @@ const { values: args } = parseArgs({
 const settings = { seconds: Number(args.seconds), warmupSeconds: Number(args.warmup), connections: Number(args.connections) };
 const only = new Set(args.only.split(',').map((name) => name.trim()));
 
-const { cleanups, cleanUp } = cleanupStack();
+const { cleanups, run } = cleanupStack();
 
 async function main() {
   assertBuilt();
@@ -215,9 +215,4 @@ function printTable({ scenarios, aims, machine, settings: s }) {
   process.stdout.write(out.join('\n') + '\n');
 }
 
-main()
-  .catch((error) => {
-    process.stderr.write(`\nBENCH FAILED: ${error?.stack ?? error}\n`);
-    process.exitCode = 1;
-  })
-  .finally(cleanUp);
+void run(main);

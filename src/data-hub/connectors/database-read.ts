@@ -55,7 +55,6 @@ export async function probeDatabaseRead(
   });
   // A server that accepts the connection and then says nothing must not hold the test past its deadline.
   const timer = setTimeout(() => void client.end().catch(() => undefined), Math.max(1, deadline - Date.now()));
-  let timedOut = false;
   timer.unref();
   try {
     await client.connect();
@@ -75,8 +74,7 @@ export async function probeDatabaseRead(
     await client.query('rollback');
     return result.fields.map((field) => ({ name: field.name, type: typeName.get(field.dataTypeID) ?? 'unknown' }));
   } catch (error) {
-    timedOut = Date.now() >= deadline;
-    throw failureOf(error, timedOut);
+    throw failureOf(error, Date.now() >= deadline);
   } finally {
     clearTimeout(timer);
     await client.end().catch(() => undefined);

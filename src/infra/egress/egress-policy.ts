@@ -148,9 +148,10 @@ export class EgressPolicy {
       }
       if (addresses.length === 0) throw new EgressRefused('unresolvable', host);
     }
-    if (literal === 0 && this.namesHost(name)) return { address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
-    for (const { address, family } of addresses) {
-      if (!this.allowsAddress(address, family === 6 ? 'ipv6' : 'ipv4')) throw new EgressRefused('not_allowed', host, address);
+    if (literal !== 0 || !this.namesHost(name)) {
+      for (const { address, family } of addresses) {
+        if (!this.allowsAddress(address, family === 6 ? 'ipv6' : 'ipv4')) throw new EgressRefused('not_allowed', host, address);
+      }
     }
     return { address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
   }

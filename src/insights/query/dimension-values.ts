@@ -50,38 +50,41 @@ export class DimensionValues {
     return new Map(found.map((row) => [row.value, { en: row.en, ar: row.ar }]));
   }
 
-  /** Rows with `labels`: the names of their dimensions' values, in both languages. */
+  /**
+   * Rows with `labels`: the names of their dimensions' values, in both languages, labelled in place.
+   * Rows may come with some labels already (QueryEngine.stream joins those of labelJoin): the others are
+   * looked up, as are values the join found no label for (a deleted product's NONE_ID).
+   */
   async labelRows<T extends Record<string, unknown>>(
     storeId: string,
-    rows: T[],
+    batch: T[],
     dimensions: string[],
   ): Promise<(T & { labels?: Record<string, Bilingual> })[]> {
-    const labels = new Map<string, Map<string, Bilingual>>();
-    for (const name of dimensions) {
-      const dimension = dimensionNamed(name);
-      if (!dimension || isTimeGrain(name)) continue;
-      labels.set(
-        name,
-        await this.labels(
+    const rows = batch as (T & { labels?: Record<string, Bilingual> })[];
+    const labelled = labelledDimensions(dimensions);
+    const found = await Promise.all(
+      labelled.map(({ name, dimension }) =>
+        this.labels(
           storeId,
           dimension,
-          rows.map((row) => String(row[name])),
+          rows.filter((row) => !row.labels?.[name]).map((row) => String(row[name])),
         ),
-      );
+      ),
+    );
+    for (const row of rows) {
+      let labels = row.labels;
+      for (let i = 0; i < labelled.length; i++) {
+        if (labels?.[labelled[i].name]) continue;
+        const value = found[i].get(String(row[labelled[i].name]));
+        if (value) (labels ??= {})[labelled[i].name] = value;
+      }
+      if (labels) row.labels = labels;
     }
-    return rows.map((row) => {
-      const found = Object.fromEntries(
-        [...labels].flatMap(([name, byValue]) => {
-          const label = byValue.get(String(row[name]));
-          return label ? [[name, label]] : [];
-        }),
-      );
-      return Object.keys(found).length > 0 ? { ...row, labels: found } : row;
-    });
+    return rows;
   }
 
   /**
-   * Batches of rows, each with its `labels`, looked up a batch at a time (the rows are labelled in place).
+   * Batches of rows, each with its `labels` (labelRows), looked up a batch at a time.
    * One batch ahead: while the caller writes a batch, the next is read and its labels looked up, so that
    * PostgreSQL's work and the caller's overlap; READ_AHEAD_BATCHES + 1 batches are in memory at most.
    */
@@ -90,34 +93,6 @@ export class DimensionValues {
     batches: AsyncIterable<T[]>,
     dimensions: string[],
   ): AsyncGenerator<(T & { labels?: Record<string, Bilingual> })[]> {
-    const labelled = dimensions.flatMap((name) => {
-      const dimension = dimensionNamed(name);
-      return dimension && !isTimeGrain(name) ? [{ name, dimension }] : [];
-    });
-    // Rows may come with some labels already (QueryEngine.stream joins those of labelJoin): the others
-    // are looked up, as are values the join found no label for (a deleted product's NONE_ID).
-    const label = async (batch: T[]) => {
-      const rows = batch as (T & { labels?: Record<string, Bilingual> })[];
-      const found = await Promise.all(
-        labelled.map(({ name, dimension }) =>
-          this.labels(
-            storeId,
-            dimension,
-            rows.filter((row) => !row.labels?.[name]).map((row) => String(row[name])),
-          ),
-        ),
-      );
-      for (const row of rows) {
-        let labels = row.labels;
-        for (let i = 0; i < labelled.length; i++) {
-          if (labels?.[labelled[i].name]) continue;
-          const value = found[i].get(String(row[labelled[i].name]));
-          if (value) (labels ??= {})[labelled[i].name] = value;
-        }
-        if (labels) row.labels = labels;
-      }
-      return rows;
-    };
     const source = batches[Symbol.asyncIterator]();
     // Batches are read one after another; their labels are looked up as soon as each is read (with more
     // than one batch ahead, side by side).
@@ -128,7 +103,7 @@ export class DimensionValues {
         const next = await source.next();
         return next.done ? null : next.value;
       });
-      const labelling = reading.then((rows) => (rows === null ? null : label(rows)));
+      const labelling = reading.then((rows) => (rows === null ? null : this.labelRows(storeId, rows, dimensions)));
       // A failure of a batch read ahead is thrown when the caller comes to it, not as an unhandled rejection.
       labelling.catch(() => undefined);
       return labelling;
@@ -247,6 +222,14 @@ export class DimensionValues {
         return null;
     }
   }
+}
+
+/** Of a query's dimensions, those whose values have names (not the time grains), with their definitions. */
+export function labelledDimensions(names: string[]): { name: string; dimension: DimensionDef }[] {
+  return names.flatMap((name) => {
+    const dimension = dimensionNamed(name);
+    return dimension && !isTimeGrain(name) ? [{ name, dimension }] : [];
+  });
 }
 
 /** A customer's label (over `c`, insights_customers, and `s`, their shopper if any): `Name <email>`, else the email. */

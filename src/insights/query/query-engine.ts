@@ -8,7 +8,7 @@ import { dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dime
 import { emptyValueOf, type MeasureContext, type MeasureDef } from '../definitions/measures.js';
 import { SOURCES, type SourceDef, type SourceDimension } from '../definitions/sources.js';
 import { NONE_ID, type RollupTable } from '../rollups/rollup-tables.js';
-import { labelJoin } from './dimension-values.js';
+import { labelJoin, labelledDimensions } from './dimension-values.js';
 import { isoWeekday, monthsWithin, type DateRange, type WeekStart } from './ranges.js';
 
 /**
@@ -133,9 +133,8 @@ export class QueryEngine {
 
   /** The dimensions of a query whose labels its statement can join (labelJoin), with that join over `q`. */
   private labelled(spec: QuerySpec): { name: string; join: RawBuilder<unknown> }[] {
-    return spec.dimensions.flatMap((name) => {
-      const dimension = dimensionNamed(name);
-      const join = dimension && !isTimeGrain(name) ? labelJoin(spec.storeId, dimension, sql.ref(`q.${name}`)) : null;
+    return labelledDimensions(spec.dimensions).flatMap(({ name, dimension }) => {
+      const join = labelJoin(spec.storeId, dimension, sql.ref(`q.${name}`));
       return join ? [{ name, join }] : [];
     });
   }
