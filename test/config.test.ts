@@ -34,6 +34,8 @@ describe('configuration', () => {
     ['DATAHUB_ALLOWED_HOSTS', 'public,10.0.0.0/33'],
     ['DATAHUB_ALLOWED_HOSTS', 'https://sftp.example'],
     ['DATAHUB_ALLOWED_HOSTS', ' , '],
+    ['FILE_STORAGE_URL', 'https://bucket.example/files'],
+    ['FILE_STORAGE_URL', 's3://Bad_Bucket?region=eu-central-1'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     const error = refusal({ [name]: value });
     expect(error.message).toContain(`${name}=`);

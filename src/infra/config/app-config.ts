@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { resolve } from 'node:path';
 import { parseEgressSetting } from '../egress/egress-policy.js';
+import { parseFileStorageUrl } from '../storage/file-storage-url.js';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) =>
@@ -30,6 +31,18 @@ class EgressSettingConstraint implements ValidatorConstraintInterface {
   defaultMessage(args: ValidationArguments): string {
     const parsed = typeof args.value === 'string' ? parseEgressSetting(args.value) : { errors: ['must be a string'] };
     return 'errors' in parsed ? parsed.errors.join('; ') : '';
+  }
+}
+
+@ValidatorConstraint({ name: 'fileStorageUrl' })
+class FileStorageUrlConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && 'location' in parseFileStorageUrl(value);
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    const parsed = typeof args.value === 'string' ? parseFileStorageUrl(args.value) : { error: 'must be a string' };
+    return 'error' in parsed ? parsed.error : '';
   }
 }
 
@@ -53,6 +66,15 @@ export class AppConfig {
 
   @IsString()
   DATA_DIR = '.data';
+
+  /**
+   * Where exports, delivered reports and the data hub's drop are kept: unset, the local disk under
+   * DATA_DIR/files; `s3://bucket/optional/prefix?region=…&endpoint=http://…&forcePathStyle=true`, an
+   * S3 bucket (credentials from the AWS SDK's chain: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY…).
+   */
+  @IsOptional()
+  @Validate(FileStorageUrlConstraint)
+  FILE_STORAGE_URL?: string = undefined;
 
   @Transform(toInt)
   @IsInt()

@@ -4,13 +4,15 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { checkedKey, type FileStorage, type StoredFile } from './file-storage.js';
+import { checkedKey, checkedPrefix, isFileKey, sortedByKey, type FileStorage, type ListedFile, type StoredFile } from './file-storage.js';
+
+const PARTIAL = /\.[0-9a-f]{8}\.partial$/;
 
 /**
  * The default file storage: a directory on the local disk (`DATA_DIR/files`). A file is written
  * beside its final name and renamed into place when complete, so a crash mid-write leaves no file
- * under the key, only a `.partial` one, which the next write of the key clears away. Instances share
- * files only when they share the directory.
+ * under the key, only a `.partial` one, which listings pass over and the next write of the key clears
+ * away. Instances share files only when they share the directory.
  */
 export class LocalDiskFileStorage implements FileStorage {
   constructor(private readonly root: string) {}
@@ -36,11 +38,34 @@ export class LocalDiskFileStorage implements FileStorage {
       if (error.code === 'ENOENT') return null;
       throw error;
     });
-    return info ? { bytes: info.size, content: createReadStream(path) } : null;
+    return info?.isFile() ? { bytes: info.size, content: createReadStream(path) } : null;
   }
 
   async delete(key: string): Promise<void> {
     await rm(this.path(key), { force: true });
+  }
+
+  async list(prefix: string): Promise<ListedFile[]> {
+    return sortedByKey(await this.filesUnder(join(this.root, checkedPrefix(prefix)), prefix));
+  }
+
+  /** The complete files in `dir` and below it, `dir` being where keys starting with `keyPrefix` live. */
+  private async filesUnder(dir: string, keyPrefix: string): Promise<ListedFile[]> {
+    const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [];
+      throw error;
+    });
+    const found = await Promise.all(
+      entries.map(async (entry): Promise<ListedFile[]> => {
+        const key = keyPrefix + entry.name;
+        if (entry.isDirectory()) return this.filesUnder(join(dir, entry.name), `${key}/`);
+        if (!entry.isFile() || PARTIAL.test(entry.name) || !isFileKey(key)) return [];
+        // Deleted since the directory was read: not there any more.
+        const info = await stat(join(dir, entry.name)).catch(() => null);
+        return info ? [{ key, bytes: info.size, modifiedAt: info.mtime }] : [];
+      }),
+    );
+    return found.flat();
   }
 
   /** What writes of this file that never finished (a killed process) left beside it. */

@@ -2,18 +2,21 @@ import { Global, Module } from '@nestjs/common';
 import { join } from 'node:path';
 import { AppConfig } from '../config/app-config.js';
 import { FILE_STORAGE, type FileStorage } from './file-storage.js';
+import { parseFileStorageUrl } from './file-storage-url.js';
 import { LocalDiskFileStorage } from './local-disk.file-storage.js';
+import { S3FileStorage } from './s3.file-storage.js';
 
-/** The configured `FileStorage`: the local disk under DATA_DIR/files by default. */
+/** The storage FILE_STORAGE_URL names: an S3 bucket, or when unset the local disk under DATA_DIR/files. */
+export function fileStorageFor(config: AppConfig): FileStorage {
+  if (!config.FILE_STORAGE_URL) return new LocalDiskFileStorage(join(config.dataDir, 'files'));
+  const parsed = parseFileStorageUrl(config.FILE_STORAGE_URL);
+  if ('error' in parsed) throw new Error(`FILE_STORAGE_URL ${parsed.error}`); // validated at start-up already
+  return S3FileStorage.at(parsed.location);
+}
+
 @Global()
 @Module({
-  providers: [
-    {
-      provide: FILE_STORAGE,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig): FileStorage => new LocalDiskFileStorage(join(config.dataDir, 'files')),
-    },
-  ],
+  providers: [{ provide: FILE_STORAGE, inject: [AppConfig], useFactory: fileStorageFor }],
   exports: [FILE_STORAGE],
 })
 export class StorageModule {}
