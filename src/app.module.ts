@@ -5,6 +5,7 @@ import { AccountModule } from './account/account.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ProblemFilter } from './common/errors/problem.filter.js';
 import { HealthModule } from './health/health.module.js';
+import { DataHubModule } from './data-hub/data-hub.module.js';
 import { InsightsModule } from './insights/insights.module.js';
 import type { AppConfig } from './infra/config/app-config.js';
 import { DemoModule } from './demo/demo.module.js';
@@ -34,6 +35,7 @@ export class AppModule {
         AccountModule,
         StorefrontModule,
         InsightsModule,
+        DataHubModule,
         DemoModule,
         HealthModule,
       ],

@@ -8,8 +8,9 @@ import { COMMANDS, CommandError, type Options } from './cli/commands.js';
  * embedded default, started), so a usage error is immediate and has no side effect.
  */
 async function main(argv: string[]): Promise<number> {
-  const name = argv.slice(0, 2).join(' ');
-  const command = COMMANDS[name];
+  // Commands are two words (`staff add`) or three (`datahub connections list`).
+  const words = COMMANDS[argv.slice(0, 3).join(' ')] ? 3 : 2;
+  const command = COMMANDS[argv.slice(0, words).join(' ')];
   if (!command) {
     return fail(
       new CommandError(
@@ -24,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   let options: Options;
   try {
     const parsed = parseArgs({
-      args: argv.slice(2),
+      args: argv.slice(words),
       options: Object.fromEntries(command.options.map((option) => [option, { type: 'string' as const }])),
       strict: true,
       allowPositionals: false,

@@ -1,3 +1,4 @@
+import { Connection } from './data-hub/entities/connection.entity.js';
 import { Address } from './account/entities/address.entity.js';
 import { OneTimeCode } from './account/entities/one-time-code.entity.js';
 import { Shopper } from './account/entities/shopper.entity.js';
@@ -85,4 +86,5 @@ export const ENTITIES = [
   InsightsExport,
   InsightsSchedule,
   InsightsDelivery,
+  Connection,
 ];

@@ -5,6 +5,8 @@ import type { AppConfig } from '../infra/config/app-config.js';
 import { ConfigModule } from '../infra/config/config.module.js';
 import type { DatabaseConnection } from '../infra/database/database-connection.js';
 import { DatabaseModule } from '../infra/database/database.module.js';
+import { DataHubModule } from '../data-hub/data-hub.module.js';
+import { StorageModule } from '../infra/storage/storage.module.js';
 import { DemoModule } from '../demo/demo.module.js';
 import { ENTITIES } from '../entities.js';
 import { StoresModule } from '../stores/stores.module.js';
@@ -26,6 +28,8 @@ export class CliModule {
         SigningModule,
         DashboardModule,
         DemoModule,
+        StorageModule,
+        DataHubModule,
       ],
     };
   }

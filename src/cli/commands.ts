@@ -274,6 +274,18 @@ export const COMMANDS: Record<string, Command> = {
       return support.open(storeId, agentEmail(options), supportReason(options), minutes);
     },
   },
+  'datahub connections list': {
+    usage: 'datahub connections list --store STORE_ID',
+    options: ['store'],
+    check: async (options) => {
+      uuid(options, 'store');
+    },
+    run: async (app, options) => {
+      const storeId = await existingStore(app, options);
+      const { ConnectionsService } = await import('../data-hub/connections/connections.service.js');
+      return { connections: await app.get(ConnectionsService).all(storeId) };
+    },
+  },
   'support list': {
     usage: 'support list --store STORE_ID',
     options: ['store'],

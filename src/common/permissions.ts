@@ -53,10 +53,16 @@ export function permissionsOf(role: StaffRole, custom: readonly string[] = []): 
 }
 
 /**
- * What a support session may read: every Insights area and the report builder (whose run is a read).
- * The store's plan still gates them, and a support session never writes, whatever it holds.
+ * What a support session may read: every Insights area, the report builder (whose run is a read) and
+ * the data hub (whose connections the interface lists under `data.flows.manage`). The store's plan
+ * still gates them, and a support session never writes, whatever it holds.
  */
-export const SUPPORT_PERMISSIONS: readonly Permission[] = [...INSIGHTS_VIEW_PERMISSIONS, 'insights.builder.use'];
+export const SUPPORT_PERMISSIONS: readonly Permission[] = [
+  ...INSIGHTS_VIEW_PERMISSIONS,
+  'insights.builder.use',
+  'data.flows.read',
+  'data.flows.manage',
+];
 
 export const STORE_PLANS = ['basic', 'growth', 'pro'] as const;
 export type StorePlan = (typeof STORE_PLANS)[number];

@@ -104,4 +104,17 @@ describe('egress policy (DATAHUB_ALLOWED_HOSTS)', () => {
     // A listed IPv4 range also covers the same addresses written as IPv4-mapped IPv6.
     await expect(listed.resolve('::ffff:10.20.0.9')).resolves.toEqual({ address: '::ffff:10.20.0.9', family: 6 });
   });
+
+  it('gives sockets a lookup that connects only to checked addresses, one or all at a time', async () => {
+    const policy = EgressPolicy.of('public', answering({ 'files.example': ['93.184.216.34'], 'inward.example': ['10.0.0.5'] }));
+    const lookup = policy.lookupFunction();
+    const ask = (host: string, all: boolean) =>
+      new Promise<{ error: NodeJS.ErrnoException | null; answer: unknown }>((resolve) =>
+        lookup(host, { all }, (error, address, family) => resolve({ error, answer: all ? address : [address, family] })),
+      );
+    expect(await ask('files.example', false)).toEqual({ error: null, answer: ['93.184.216.34', 4] });
+    expect(await ask('files.example', true)).toEqual({ error: null, answer: [{ address: '93.184.216.34', family: 4 }] });
+    expect((await ask('inward.example', false)).error?.code).toBe('EGRESS_REFUSED');
+    expect((await ask('nowhere.example', true)).error?.code).toBe('ENOTFOUND');
+  });
 });

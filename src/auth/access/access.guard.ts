@@ -1,3 +1,4 @@
+import { planRefusal } from './plan-refusal.js';
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
@@ -10,7 +11,6 @@ import {
   STORE_PLANS,
   type Entitlement,
   type Permission,
-  type StorePlan,
 } from '../../common/permissions.js';
 import type { Scope } from '../../common/scopes.js';
 import { safeEqual } from '../../infra/crypto/secrets.js';
@@ -121,20 +121,8 @@ export class AccessGuard implements CanActivate {
     const needed = held.map(entitlementFor);
     if (needed.some((entitlement) => entitlement === undefined || admin.entitlements.includes(entitlement))) return;
     const plans = new Set(needed.map((entitlement) => requiredPlan(entitlement as Entitlement)));
-    throw notEntitled(STORE_PLANS.find((plan) => plans.has(plan))!);
+    throw planRefusal(STORE_PLANS.find((plan) => plans.has(plan))!);
   }
-}
-
-function notEntitled(plan: StorePlan): ApiError {
-  return new ApiError('plan_not_entitled', {
-    details: { requiredPlan: plan },
-    suggestion: {
-      code: 'upgrade_plan',
-      message_en: `Upgrade the store to the ${plan} plan to use this.`,
-      message_ar: `رقِّ المتجر إلى خطة ${plan} لاستخدام هذا.`,
-      plan,
-    },
-  });
 }
 
 /** `Authorization: Bearer …` when sent (and then only that), else the access cookie of the area. */

@@ -291,6 +291,24 @@ export const ERRORS = {
     message_en: 'The export’s file was deleted when it expired, 7 days after it was made. Start a new export.',
     message_ar: 'حُذف ملف التصدير عند انتهاء صلاحيته بعد 7 أيام من إنشائه. ابدأ تصديرًا جديدًا.',
   },
+  connection_not_tested: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'The connection has not passed a test of its current settings. Test it (POST /test), then activate it.',
+    message_ar: 'لم يجتز الاتصال اختبارًا لإعداداته الحالية. اختبره (POST /test) ثم فعّله.',
+  },
+  connection_in_use: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'A flow or a delivery schedule uses this connection. Change or delete them first.',
+    message_ar: 'يستخدم هذا الاتصالَ مسارٌ أو جدول تسليم. عدّلهما أو احذفهما أولًا.',
+  },
+  source_unavailable: {
+    status: 422,
+    title: 'Unprocessable Content',
+    message_en: 'The connection’s source could not be read. The reason says why.',
+    message_ar: 'تعذّرت قراءة مصدر الاتصال. يوضح السبب ما حدث.',
+  },
   NOT_FOUND: {
     status: 404,
     title: 'Not Found',

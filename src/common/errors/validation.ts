@@ -1,10 +1,13 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
-import { getMetadataStorage } from 'class-validator';
+import { plainToInstance, type ClassConstructor } from 'class-transformer';
+import { getMetadataStorage, validateSync } from 'class-validator';
 import { ApiError, type FieldError } from './api-error.js';
 import type { Bilingual } from '../bilingual.js';
 import { NOT_ALLOWED_FIELD } from '../validation/text.js';
 
 type Message = Bilingual | ((limit: unknown) => Bilingual);
+
+const MESSAGES_OBJECT: Bilingual = { en: 'Must be an object.', ar: 'يجب أن يكون كائنًا.' };
 
 /**
  * One message per constraint, in precedence order: a field is reported once, with the first
@@ -14,7 +17,7 @@ type Message = Bilingual | ((limit: unknown) => Bilingual);
 const MESSAGES: Record<string, Message> = {
   whitelistValidation: NOT_ALLOWED_FIELD,
   isDefined: { en: 'Must not be null: leave the field out instead.', ar: 'يجب ألا تكون القيمة null: احذف الحقل بدلًا من ذلك.' },
-  isObject: { en: 'Must be an object.', ar: 'يجب أن يكون كائنًا.' },
+  isObject: MESSAGES_OBJECT,
   nestedValidation: { en: 'Must be an object of the documented shape.', ar: 'يجب أن يكون كائنًا بالشكل الموثق.' },
   isArray: { en: 'Must be an array.', ar: 'يجب أن تكون قائمة.' },
   isString: { en: 'Must be a string.', ar: 'يجب أن تكون نصًا.' },
@@ -67,17 +70,33 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   });
 }
 
+const WHITELIST = { whitelist: true, forbidNonWhitelisted: true, validationError: { target: true, value: false } };
+
+/**
+ * A nested member whose shape depends on a sibling (a connection's `config` by its `kind`), checked
+ * as the pipe checks bodies: unknown fields refused, each failing field named under `field`.
+ */
+export function validatedAs<T extends object>(type: ClassConstructor<T>, value: unknown, field: string): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ApiError('VALIDATION_FAILED', {
+      errors: [{ field, code: 'isObject', message_en: MESSAGES_OBJECT.en, message_ar: MESSAGES_OBJECT.ar }],
+    });
+  }
+  const instance = plainToInstance(type, value);
+  const errors = validateSync(instance, WHITELIST);
+  if (errors.length > 0) throw new ApiError('VALIDATION_FAILED', { errors: flatten(errors, field) });
+  return instance;
+}
+
 /**
  * Whitelisting validation for every body and query: unknown fields are refused, not dropped. Each
  * failing field is named once, with the constraint it failed and that constraint's limit.
  */
 export function createValidationPipe(): ValidationPipe {
   return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
     // The target is kept to read the declared limits; no error object reaches a response.
-    validationError: { target: true, value: false },
+    ...WHITELIST,
+    transform: true,
     exceptionFactory: (errors) => new ApiError('VALIDATION_FAILED', { errors: flatten(errors) }),
   });
 }

@@ -73,3 +73,15 @@ export function PhoneField() {
 export function TextField(max: number, min = 0) {
   return applyDecorators(Transform(trim), IsString(), MinLength(min), MaxLength(max));
 }
+
+/** Set only when the object's `other` property is not. */
+export function NotWith(other: string) {
+  return ValidateBy({
+    name: 'notWith',
+    constraints: [other],
+    validator: {
+      validate: (_value: unknown, args) => (args!.object as Record<string, unknown>)[other] === undefined,
+      defaultMessage: () => `must not be given with ${other}`,
+    },
+  });
+}

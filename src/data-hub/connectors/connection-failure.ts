@@ -18,6 +18,10 @@ export const CONNECTION_FAILURES = {
     en: 'The server did not answer in time.',
     ar: 'لم يُجب الخادم في الوقت المحدد.',
   },
+  connection_lost: {
+    en: 'The server closed the connection before the operation finished.',
+    ar: 'أغلق الخادم الاتصال قبل اكتمال العملية.',
+  },
   host_key_mismatch: {
     en: 'The server presented a different host key from the one pinned at the first successful test.',
     ar: 'قدّم الخادم مفتاح مضيف يختلف عن المفتاح المثبّت عند أول اختبار ناجح.',
@@ -29,6 +33,14 @@ export const CONNECTION_FAILURES = {
   permission_denied: {
     en: 'The user may not read (or write) what the connection names.',
     ar: 'لا يملك المستخدم صلاحية القراءة (أو الكتابة) لما يحدده الاتصال.',
+  },
+  no_matching_file: {
+    en: 'No file at the source matches the file name template.',
+    ar: 'لا يوجد في المصدر ملف يطابق قالب اسم الملف.',
+  },
+  file_unreadable: {
+    en: 'The file’s field names could not be read.',
+    ar: 'تعذّرت قراءة أسماء حقول الملف.',
   },
   query_invalid: {
     en: 'The query is not a single statement that only reads.',

@@ -1,11 +1,15 @@
+import { Injectable } from '@nestjs/common';
 import pg from 'pg';
-import { EgressRefused, type EgressPolicy } from '../../infra/egress/egress-policy.js';
+import { EgressPolicy } from '../../infra/egress/egress-policy.js';
+import { DatabaseReadConfigDto, DatabaseReadCredentialsDto } from '../dto/connection.dto.js';
+import { CONNECTION_TEST_TIMEOUT_MS, type ConnectionTarget, type Connector, type TestResult } from './connector.js';
 import { ConnectionFailure } from './connection-failure.js';
+import { checkedAddress, NETWORK_ERROR_CODES } from './egress.js';
 
 /** A `database_read` connection's config (contract section 9): one SELECT on a PostgreSQL server. */
 export interface DatabaseReadConfig {
   host: string;
-  port: number;
+  port?: number;
   database: string;
   username: string;
   query: string;
@@ -22,9 +26,6 @@ export interface SourceColumn {
   type: string;
 }
 
-/** How long a test may take, connecting included (contract section 9: "within 10 s"). */
-export const DATABASE_TEST_TIMEOUT_MS = 10_000;
-
 /**
  * Tests a `database_read` connection for real: resolves the host through the egress policy and
  * connects to the address it checked, then runs the query with `LIMIT 0` in a read-only transaction
@@ -36,17 +37,13 @@ export async function probeDatabaseRead(
   config: DatabaseReadConfig,
   credentials: DatabaseReadCredentials,
   egress: EgressPolicy,
-  timeoutMs = DATABASE_TEST_TIMEOUT_MS,
+  timeoutMs = CONNECTION_TEST_TIMEOUT_MS,
 ): Promise<SourceColumn[]> {
   const deadline = Date.now() + timeoutMs;
-  const { address } = await egress.resolve(config.host).catch((error: unknown) => {
-    if (error instanceof EgressRefused)
-      throw new ConnectionFailure(error.reason === 'not_allowed' ? 'host_not_allowed' : 'host_unreachable');
-    throw error;
-  });
+  const address = await checkedAddress(egress, config.host);
   const client = new pg.Client({
     host: address,
-    port: config.port,
+    port: config.port ?? 5432,
     database: config.database,
     user: config.username,
     password: credentials.password,
@@ -95,8 +92,6 @@ const SQLSTATE_FAILURES: [RegExp, ConnectionFailure['code']][] = [
   [/^(25006|42|0A|22|2F)/, 'query_invalid'], // writes in a read-only transaction, syntax, unknown names, unsupported
 ];
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-
 function failureOf(error: unknown, timedOut: boolean): ConnectionFailure {
   if (error instanceof ConnectionFailure) return error;
   const code = (error as { code?: unknown }).code;
@@ -108,8 +103,33 @@ function failureOf(error: unknown, timedOut: boolean): ConnectionFailure {
       return new ConnectionFailure('query_invalid', { en: `PostgreSQL said: ${said}`, ar: `قال PostgreSQL: ${said}` });
     }
     if (known) return new ConnectionFailure(known[1]);
-    if (NETWORK_CODES.has(code)) return new ConnectionFailure(timedOut ? 'timeout' : 'host_unreachable');
+    if (NETWORK_ERROR_CODES.has(code)) return new ConnectionFailure(timedOut ? 'timeout' : 'host_unreachable');
+    if (code === 'ECONNRESET' || code === 'EPIPE') return new ConnectionFailure(timedOut ? 'timeout' : 'connection_lost');
   }
   if (timedOut || /timeout/i.test((error as Error)?.message ?? '')) return new ConnectionFailure('timeout');
   return new ConnectionFailure('host_unreachable');
+}
+
+/** `database_read` (pro plan): one SELECT on a PostgreSQL server, tested and described with `LIMIT 0`. */
+@Injectable()
+export class DatabaseReadConnector implements Connector {
+  readonly kind = 'database_read';
+  readonly configType = DatabaseReadConfigDto;
+  readonly credentialsType = DatabaseReadCredentialsDto;
+  readonly entitlement = 'feature:database_read';
+
+  constructor(private readonly egress: EgressPolicy) {}
+
+  async test(target: ConnectionTarget): Promise<TestResult> {
+    await this.columns(target);
+    return {};
+  }
+
+  async fields(target: ConnectionTarget) {
+    return { source: { kind: 'query' as const }, fields: await this.columns(target) };
+  }
+
+  private columns(target: ConnectionTarget): Promise<SourceColumn[]> {
+    return probeDatabaseRead(target.config as DatabaseReadConfig, target.credentials as DatabaseReadCredentials, this.egress);
+  }
 }

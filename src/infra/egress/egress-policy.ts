@@ -1,4 +1,4 @@
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
 
 /**
@@ -154,6 +154,25 @@ export class EgressPolicy {
       }
     }
     return { address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
+  }
+
+  /**
+   * `resolve` in the shape of net's `lookup` option, for clients that open their own sockets (the S3
+   * SDK's HTTP agents): every connection they make goes to an address this policy checked.
+   */
+  lookupFunction(): LookupFunction {
+    return (hostname, options, callback) => {
+      this.resolve(hostname).then(
+        ({ address, family }) => (options.all ? callback(null, [{ address, family }]) : callback(null, address, family)),
+        (error: Error) =>
+          callback(
+            Object.assign(error, {
+              code: error instanceof EgressRefused && error.reason === 'not_allowed' ? 'EGRESS_REFUSED' : 'ENOTFOUND',
+            }),
+            '',
+          ),
+      );
+    };
   }
 
   private namesHost(name: string): boolean {

@@ -1,12 +1,15 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { NOT_ALLOWED_FIELD, textProblem } from '../../common/validation/text.js';
+
+/** Route config flag (`@RouteConfig({ [RAW_BODY_ROUTE]: true })`): the handler reads the body itself, as a stream. */
+export const RAW_BODY_ROUTE = 'rawBody';
 
 /** Keys that would reach an object's prototype once the body is copied into a DTO. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * JSON is the only body the API reads (anything else is 415). An empty body counts as no body, so a
+ * JSON is the only body the API reads (anything else is 415), but for file uploads. An empty body counts as no body, so a
  * cookie refresh can be a bare POST; a body must be a JSON object. Text PostgreSQL cannot store (NUL,
  * lone UTF-16 surrogates) and prototype keys are refused here, naming the field, for every route.
  */
@@ -32,6 +35,21 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     if (refused) return done(refused, undefined);
     done(null, parsed);
   });
+
+  // A file upload's body is whatever the file holds, whatever type the client names: the handler
+  // streams it (never buffered, so no body limit applies but the route's own). Elsewhere it is 415.
+  fastify.addHook('preParsing', async (request, _reply, payload) => {
+    if (isRawBodyRoute(request)) request.headers['content-type'] = 'application/octet-stream';
+    return payload;
+  });
+  fastify.addContentTypeParser('application/octet-stream', (request, payload, done) => {
+    if (isRawBodyRoute(request)) return done(null, payload);
+    done(new ApiError('UNSUPPORTED_MEDIA_TYPE'), undefined);
+  });
+}
+
+function isRawBodyRoute(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as { [RAW_BODY_ROUTE]?: boolean } | undefined)?.[RAW_BODY_ROUTE] === true;
 }
 
 /** The first field, depth first, whose key or text the service refuses whatever the route. */

@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsUUID, ValidateIf, ValidateNested } from 'class-validator';
-import { OptionalField } from '../../common/validation/fields.js';
+import { NotWith, OptionalField } from '../../common/validation/fields.js';
 import { REPORT_NAMES, type ReportName } from '../definitions/reports.js';
 import { EXPORT_STATUSES } from '../entities/insights-export.entity.js';
 import { FILE_FORMATS, type FileFormat } from '../exports/report-file.js';
 import { BuilderRunDto } from './builder-run.dto.js';
-import { NotWith, ReportParamsDto } from './report-source.dto.js';
+import { ReportParamsDto } from './report-source.dto.js';
 
 const neither = (source: ExportSourceDto) => source.builder === undefined && source.savedReportId === undefined;
 

@@ -10,12 +10,11 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateBy,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { MAX_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
-import { OptionalField, TextField } from '../../common/validation/fields.js';
+import { NotWith, OptionalField, TextField } from '../../common/validation/fields.js';
 import { TIME_GRAINS, type TimeGrain } from '../definitions/dimensions.js';
 import { REPORT_NAMES, type ReportName } from '../definitions/reports.js';
 import { BuilderRunDto, QueryRangeDto } from './builder-run.dto.js';
@@ -51,18 +50,6 @@ export class ReportParamsDto extends QueryRangeDto {
 
 /** A report definition as stored and run: one of the two shapes `ReportDefinitionDto` accepts. */
 export type ReportDefinition = { report: ReportName; params?: ReportParamsDto } | { builder: BuilderRunDto };
-
-/** Set only when the object's `other` property is not. */
-export function NotWith(other: string) {
-  return ValidateBy({
-    name: 'notWith',
-    constraints: [other],
-    validator: {
-      validate: (_value: unknown, args) => (args!.object as Record<string, unknown>)[other] === undefined,
-      defaultMessage: () => `must not be given with ${other}`,
-    },
-  });
-}
 
 /**
  * What a saved report, a schedule or an export runs (contract section 8): a built-in `report` with its

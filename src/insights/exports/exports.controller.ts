@@ -1,3 +1,4 @@
+import { attachment } from '../../infra/http/attachment.js';
 import { Body, Controller, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { ANY_INSIGHTS_VIEW } from '../../auth/access/access-rule.js';
@@ -63,10 +64,4 @@ export class ExportsController {
     const file = await this.exports.file(admin, id);
     return new StreamableFile(file.content, { type: file.contentType, length: file.bytes, disposition: attachment(file.name) });
   }
-}
-
-/** RFC 6266: an ASCII name for old clients, the real one (Arabic included) as UTF-8 for the rest. */
-function attachment(name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

@@ -18,7 +18,7 @@ import { reportDefinition, type ReportDefinition } from '../dto/report-source.dt
 import type { CreateExportDto, ExportDoc } from '../dto/exports.dto.js';
 import type { ExportStatus } from '../entities/insights-export.entity.js';
 import { requireViewPermissions, viewableAreas } from '../query/area-access.js';
-import { notEntitled } from '../query/ranges.js';
+import { notEntitled } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { SavedReportsService } from '../saved-reports/saved-reports.service.js';
 import { CONTENT_TYPES, type FileFormat } from './report-file.js';

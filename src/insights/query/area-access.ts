@@ -1,7 +1,7 @@
 import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { INSIGHTS_AREAS, viewPermission, type Entitlement, type InsightsArea } from '../../common/permissions.js';
-import { notEntitled } from './ranges.js';
+import { notEntitled } from '../../auth/access/plan-refusal.js';
 
 /**
  * What a query touches beyond its route's own permission (the builder's measures and dimensions, a

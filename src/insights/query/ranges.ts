@@ -1,5 +1,6 @@
+import { notEntitled } from '../../auth/access/plan-refusal.js';
 import { ApiError } from '../../common/errors/api-error.js';
-import { requiredPlan, type Entitlement } from '../../common/permissions.js';
+import type { Entitlement } from '../../common/permissions.js';
 import type { TimeGrain } from '../definitions/dimensions.js';
 
 /**
@@ -69,19 +70,6 @@ function yearEarlier(day: string): string {
 
 function invalidRange(en: string, ar: string): ApiError {
   return new ApiError('invalid_range', { message: { en, ar } });
-}
-
-export function notEntitled(entitlement: Entitlement): ApiError {
-  const plan = requiredPlan(entitlement);
-  return new ApiError('plan_not_entitled', {
-    details: { requiredPlan: plan, entitlement },
-    suggestion: {
-      code: 'upgrade_plan',
-      message_en: `Upgrade to the ${plan} plan to use this.`,
-      message_ar: `رقِّ خطة المتجر إلى ${plan} لاستخدام هذا.`,
-      plan,
-    },
-  });
 }
 
 /** The default grain for a range of `days` days: hour up to 2, day up to 90, week up to 366, then month. */

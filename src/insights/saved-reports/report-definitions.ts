@@ -8,7 +8,7 @@ import { BuilderService } from '../builder/builder.service.js';
 import { REPORTS } from '../definitions/reports.js';
 import { reportDefinition, ReportDefinitionDto, type ReportDefinition } from '../dto/report-source.dto.js';
 import { requireAreas } from '../query/area-access.js';
-import { notEntitled } from '../query/ranges.js';
+import { notEntitled } from '../../auth/access/plan-refusal.js';
 import type { ReportRows } from '../query/report-rows.js';
 import { ReportService } from '../reports/report.service.js';
 

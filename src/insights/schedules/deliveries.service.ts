@@ -14,7 +14,7 @@ import { NotificationsService } from '../../notifications/notifications.service.
 import type { EmailDestination } from '../entities/insights-schedule.entity.js';
 import { CONTENT_TYPES, type FileFormat } from '../exports/report-file.js';
 import { failureOf, fileNameOf, gaveUp, PermanentFailure, writeReportFile, type Failure } from '../exports/report-writer.js';
-import { notEntitled } from '../query/ranges.js';
+import { notEntitled } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { nextDueTime, type Cadence } from './cadence.js';
 

@@ -11,7 +11,7 @@ import { JobQueue } from '../../infra/jobs/job-queue.js';
 import type { CreateScheduleDto, DeliveryDoc, ScheduleDoc, UpdateScheduleDto } from '../dto/schedules.dto.js';
 import type { FileFormat } from '../exports/report-file.js';
 import { requireViewPermissions, viewableAreas } from '../query/area-access.js';
-import { notEntitled } from '../query/ranges.js';
+import { notEntitled } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { SavedReportsService } from '../saved-reports/saved-reports.service.js';
 import { nextDueTime, type Cadence } from './cadence.js';

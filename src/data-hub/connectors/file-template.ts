@@ -1,0 +1,37 @@
+import { SOURCE_FORMATS, type SourceFormat } from './file-fields.js';
+
+/**
+ * File name templates of the data hub (contract section 9, `stock-{yyyy}{MM}{dd}.csv`): literal
+ * characters, date and time tokens, and `*` for any run of characters. An import reads the newest
+ * file whose name matches; an export names its file by filling the tokens in.
+ */
+export const TEMPLATE_TOKENS = {
+  yyyy: '\\d{4}',
+  yy: '\\d{2}',
+  MM: '\\d{2}',
+  dd: '\\d{2}',
+  HH: '\\d{2}',
+  mm: '\\d{2}',
+  ss: '\\d{2}',
+} as const;
+
+export const TEMPLATE_SHAPE = /^(?:[A-Za-z0-9._*-]|\{(?:yyyy|yy|MM|dd|HH|mm|ss)\})+$/;
+
+/** A file name as the data hub accepts it: one path segment of safe characters, never `.` or with `..`. */
+export const FILE_NAME_PATTERN = /^(?!\.$)(?!.*\.\.)[A-Za-z0-9._-]{1,200}$/;
+
+export function templatePattern(template: string): RegExp {
+  if (!TEMPLATE_SHAPE.test(template)) throw new Error(`not a file name template: ${template}`);
+  const source = template.replace(/\{(\w+)\}|\*|[.+?^$()[\]\\|-]/g, (part, token: keyof typeof TEMPLATE_TOKENS | undefined) => {
+    if (token) return TEMPLATE_TOKENS[token];
+    return part === '*' ? '[^/]*' : `\\${part}`;
+  });
+  return new RegExp(`^${source}$`);
+}
+
+/** The format a template's extension names (`.csv`, `.jsonl` or `.ndjson`, `.xlsx`), if any. */
+export function formatOfName(name: string): SourceFormat | undefined {
+  const extension = /\.([A-Za-z]+)$/.exec(name)?.[1]?.toLowerCase();
+  if (extension === 'ndjson') return 'jsonl';
+  return (SOURCE_FORMATS as readonly string[]).includes(extension ?? '') ? (extension as SourceFormat) : undefined;
+}

@@ -1,0 +1,214 @@
+import { Injectable } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import ssh2, { type ConnectConfig, type SFTPWrapper } from 'ssh2';
+import { EgressPolicy } from '../../infra/egress/egress-policy.js';
+import { SftpConfigDto, SftpCredentialsDto } from '../dto/connection.dto.js';
+import { ConnectionFailure } from './connection-failure.js';
+import {
+  newestFileFields,
+  probeFileLocation,
+  type ConnectionTarget,
+  type Connector,
+  type FieldsRequest,
+  type FileLocation,
+  type RemoteFile,
+  type TestResult,
+  usingLocation,
+} from './connector.js';
+import { checkedAddress, NETWORK_ERROR_CODES } from './egress.js';
+
+export interface SftpConfig {
+  host: string;
+  port?: number;
+  username: string;
+  basePath: string;
+}
+
+export type SftpCredentials = { password: string } | { privateKey: string; passphrase?: string };
+
+/** SFTP status codes (draft-ietf-secsh-filexfer-02, section 7) the merchant can act on. */
+const SFTP_NO_SUCH_FILE = 2;
+const SFTP_PERMISSION_DENIED = 3;
+
+/** A host key as `ssh-keygen -lf` names it: its algorithm and `SHA256:` + unpadded base64 of its SHA-256. */
+export function hostKeyOf(key: Buffer): { algorithm: string; fingerprint: string } {
+  const length = key.readUInt32BE(0);
+  return {
+    algorithm: key.subarray(4, 4 + length).toString('latin1'),
+    fingerprint: `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`,
+  };
+}
+
+/** Whether a private key parses (and opens with its passphrase): checked when credentials are set. */
+export function privateKeyOpens(privateKey: string, passphrase?: string): boolean {
+  const parsed = ssh2.utils.parseKey(privateKey, passphrase);
+  return !(parsed instanceof Error) && !(Array.isArray(parsed) && parsed.length === 0);
+}
+
+/**
+ * SFTP through ssh2 (the SSH library most Node projects use, pure JavaScript). The host is checked by
+ * the egress policy and connected to at the checked address. The server's host key is pinned at the
+ * first passed test; a different key later refuses the connection before anything is sent, naming both
+ * fingerprints, until the merchant clears the pin.
+ */
+@Injectable()
+export class SftpConnector implements Connector {
+  readonly kind = 'sftp';
+  readonly configType = SftpConfigDto;
+  readonly credentialsType = SftpCredentialsDto;
+
+  constructor(private readonly egress: EgressPolicy) {}
+
+  async test(target: ConnectionTarget, signal: AbortSignal): Promise<TestResult> {
+    const { location, hostKey } = await this.connect(target, signal);
+    await usingLocation(location, probeFileLocation);
+    return target.hostKey ? {} : { hostKey };
+  }
+
+  async fields(target: ConnectionTarget, request: Required<FieldsRequest>, signal: AbortSignal) {
+    const { location } = await this.connect(target, signal);
+    return usingLocation(location, (opened) => newestFileFields(opened, request.template, request.format));
+  }
+
+  /** An SFTP session at the connection's base path, ended when `signal` aborts. */
+  async connect(
+    target: ConnectionTarget,
+    signal: AbortSignal,
+  ): Promise<{ location: FileLocation; hostKey: { algorithm: string; fingerprint: string } }> {
+    const config = target.config as SftpConfig;
+    const credentials = target.credentials as SftpCredentials;
+    const address = await checkedAddress(this.egress, config.host);
+    const client = new ssh2.Client();
+    let presented: { algorithm: string; fingerprint: string } | undefined;
+    let closed = false;
+    const end = () => client.end();
+    signal.addEventListener('abort', end, { once: true });
+    client.on('close', () => {
+      closed = true;
+      signal.removeEventListener('abort', end);
+    });
+    // Past the handshake, a dropped connection is answered by the operation it interrupts (`closed`);
+    // ssh2 also emits it here and on the SFTP channel, where nothing else would listen.
+    client.on('error', ignore);
+    const options: ConnectConfig = {
+      host: address,
+      port: config.port ?? 22,
+      username: config.username,
+      readyTimeout: 10_000,
+      keepaliveInterval: 5_000,
+      hostVerifier: (key: Buffer) => {
+        presented = hostKeyOf(key);
+        return !target.hostKey || target.hostKey.fingerprint === presented.fingerprint;
+      },
+      ...('privateKey' in credentials
+        ? { privateKey: credentials.privateKey, passphrase: credentials.passphrase }
+        : { password: credentials.password }),
+    };
+    try {
+      await new Promise<void>((resolve, reject) => {
+        client.once('ready', resolve);
+        client.once('error', reject);
+        client.once('close', () => reject(new ConnectionFailure('connection_lost')));
+        client.connect(options);
+      });
+    } catch (error) {
+      client.end();
+      if (presented && target.hostKey && presented.fingerprint !== target.hostKey.fingerprint) {
+        throw new ConnectionFailure('host_key_mismatch', {
+          en: `Pinned: ${target.hostKey.fingerprint}; presented now: ${presented.fingerprint}. If the server’s key was changed on purpose, clear the pin and test again.`,
+          ar: `المثبّت: ${target.hostKey.fingerprint}؛ المقدَّم الآن: ${presented.fingerprint}. إن كان مفتاح الخادم قد تغيّر عن قصد فامسح التثبيت واختبر مجددًا.`,
+        });
+      }
+      throw signal.aborted ? new ConnectionFailure('timeout') : failureOf(error);
+    }
+    const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
+      client.sftp((error, wrapper) => (error ? reject(error) : resolve(wrapper))),
+    ).catch((error: unknown) => {
+      client.end();
+      throw failureOf(error);
+    });
+    sftp.on('error', ignore);
+    const location = new SftpLocation(
+      sftp,
+      config.basePath,
+      () => closed,
+      () => client.end(),
+    );
+    return { location, hostKey: presented! };
+  }
+}
+
+/** The files of one folder on an SFTP server, over one session. */
+class SftpLocation implements FileLocation {
+  constructor(
+    private readonly sftp: SFTPWrapper,
+    private readonly basePath: string,
+    private readonly isClosed: () => boolean,
+    private readonly end: () => void,
+  ) {}
+
+  async list(): Promise<RemoteFile[]> {
+    const entries = await this.call<ssh2.FileEntryWithStats[]>((done) => this.sftp.readdir(this.basePath, done));
+    return entries
+      .filter((entry) => entry.attrs.isFile())
+      .map((entry) => ({ name: entry.filename, bytes: entry.attrs.size, modifiedAt: new Date(entry.attrs.mtime * 1000) }));
+  }
+
+  async read(name: string): Promise<Readable> {
+    await this.call((done) => this.sftp.stat(this.path(name), done));
+    // A reader that stops early (a header is read) leaves reads in flight, which fail when the session
+    // closes; they must not surface as an error nobody listens to.
+    return this.sftp.createReadStream(this.path(name)).on('error', ignore);
+  }
+
+  /** Written beside its name and renamed into place, so a reader never takes a half-written file. */
+  async write(name: string, content: Readable): Promise<void> {
+    const partial = this.path(`.${name}.${randomBytes(4).toString('hex')}.partial`);
+    try {
+      await pipeline(content, this.sftp.createWriteStream(partial));
+      await this.call((done) => this.sftp.ext_openssh_rename(partial, this.path(name), done));
+    } catch (error) {
+      if (!this.isClosed()) await this.call((done) => this.sftp.unlink(partial, done)).catch(() => undefined);
+      throw this.failure(error);
+    }
+  }
+
+  async remove(name: string): Promise<void> {
+    await this.call((done) => this.sftp.unlink(this.path(name), done));
+  }
+
+  async close(): Promise<void> {
+    this.end();
+  }
+
+  private path(name: string): string {
+    return posix.join(this.basePath, name);
+  }
+
+  private call<T>(operation: (done: (error: Error | null | undefined, value?: T) => void) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => operation((error, value) => (error ? reject(this.failure(error)) : resolve(value as T))));
+  }
+
+  private failure(error: unknown): ConnectionFailure {
+    if (error instanceof ConnectionFailure) return error;
+    if (this.isClosed()) return new ConnectionFailure('connection_lost');
+    return failureOf(error);
+  }
+}
+
+function ignore(): void {}
+
+function failureOf(error: unknown): ConnectionFailure {
+  if (error instanceof ConnectionFailure) return error;
+  const { level, code } = error as { level?: string; code?: unknown };
+  if (level === 'client-authentication') return new ConnectionFailure('auth_failed');
+  if (level === 'client-timeout') return new ConnectionFailure('timeout');
+  if (code === SFTP_NO_SUCH_FILE) return new ConnectionFailure('not_found');
+  if (code === SFTP_PERMISSION_DENIED) return new ConnectionFailure('permission_denied');
+  if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))
+    return new ConnectionFailure(code === 'ETIMEDOUT' ? 'timeout' : 'host_unreachable');
+  return new ConnectionFailure('connection_lost');
+}

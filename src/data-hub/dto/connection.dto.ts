@@ -1,0 +1,144 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { NotWith, NullableField, OptionalField, TextField } from '../../common/validation/fields.js';
+import { CONNECTION_KINDS, type ConnectionKind } from '../entities/connection.entity.js';
+import { SOURCE_FORMATS, type SourceFormat } from '../connectors/file-fields.js';
+import { TEMPLATE_SHAPE } from '../connectors/file-template.js';
+
+/** A host name or an address (IPv6 in brackets or bare). */
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[?[0-9A-Fa-f:.]{2,45}\]?)$/;
+/** A path on the server: printable characters, no control characters. */
+const SERVER_PATH = /^[^\u0000-\u001f\u007f]{1,1024}$/;
+/** A folder inside the store's drop or a bucket: segments of safe characters, no leading slash, no `.` or `..`. */
+const FOLDER = /^(?!.*\.\.)(?:(?!\.(?:\/|$))[A-Za-z0-9._-]+(?:\/(?!\.(?:\/|$))[A-Za-z0-9._-]+)*\/?)?$/;
+/** S3's rules for bucket names (3–63 lower-case letters, digits, dots and hyphens). */
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function PortField() {
+  return (target: object, property: string) => {
+    OptionalField()(target, property);
+    IsInt()(target, property);
+    Min(1)(target, property);
+    Max(65535)(target, property);
+  };
+}
+
+export class SftpConfigDto {
+  @Matches(HOST) @MaxLength(253) host: string;
+  @PortField() port?: number;
+  @TextField(100, 1) username: string;
+  @IsString() @Matches(SERVER_PATH) basePath: string;
+}
+
+export class SftpCredentialsDto {
+  @ValidateIf((credentials: SftpCredentialsDto) => credentials.privateKey === undefined || credentials.password !== undefined)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1024)
+  @NotWith('privateKey')
+  password?: string;
+
+  @OptionalField() @IsString() @MinLength(1) @MaxLength(16_384) privateKey?: string;
+  @OptionalField() @IsString() @MaxLength(1024) @NotWith('password') passphrase?: string;
+}
+
+export class ObjectStorageConfigDto {
+  @OptionalField()
+  @IsString()
+  @MaxLength(2048)
+  @Matches(/^https?:\/\/[^\s/?#]+\/?$/, { message: 'must be an http(s) origin' })
+  endpoint?: string;
+  @IsString() @Matches(/^[a-z0-9-]{2,50}$/) region: string;
+  @IsString() @Matches(BUCKET) bucket: string;
+  @IsString() @MaxLength(1024) @Matches(FOLDER) prefix: string;
+  @OptionalField() @IsBoolean() forcePathStyle?: boolean;
+}
+
+export class ObjectStorageCredentialsDto {
+  @IsString() @MinLength(1) @MaxLength(256) accessKeyId: string;
+  @IsString() @MinLength(1) @MaxLength(256) secretAccessKey: string;
+}
+
+export class DatabaseReadConfigDto {
+  @Matches(HOST) @MaxLength(253) host: string;
+  @PortField() port?: number;
+  @TextField(63, 1) database: string;
+  @TextField(63, 1) username: string;
+  @IsString() @MinLength(1) @MaxLength(20_000) query: string;
+}
+
+export class DatabaseReadCredentialsDto {
+  @IsString() @MinLength(1) @MaxLength(1024) password: string;
+}
+
+export class PlatformDropConfigDto {
+  @IsString() @MaxLength(200) @Matches(FOLDER) prefix: string;
+}
+
+export class CreateConnectionDto {
+  @ApiProperty({ maxLength: 120 }) @TextField(120, 1) name: string;
+  @ApiProperty({ enum: CONNECTION_KINDS }) @IsIn(CONNECTION_KINDS) kind: ConnectionKind;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'By kind (contract section 9): sftp `{ host, port?, username, basePath }`; object_storage `{ endpoint?, region, bucket, prefix, forcePathStyle? }`; database_read `{ host, port?, database, username, query }`; platform_drop `{ prefix }`.',
+  })
+  @IsObject()
+  config: Record<string, unknown>;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'Write-only. sftp `{ password }` or `{ privateKey, passphrase? }`; object_storage `{ accessKeyId, secretAccessKey }`; database_read `{ password }`; platform_drop none.',
+  })
+  @OptionalField()
+  @IsObject()
+  credentials?: Record<string, unknown>;
+}
+
+export class UpdateConnectionDto {
+  @ApiPropertyOptional({ maxLength: 120 }) @OptionalField() @TextField(120, 1) name?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The whole config of the connection’s kind; a change returns the connection to untested.',
+  })
+  @OptionalField()
+  @IsObject()
+  config?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Write-only: replaces the credentials; a change returns the connection to untested.',
+  })
+  @OptionalField()
+  @IsObject()
+  credentials?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    type: 'string',
+    enum: [null],
+    nullable: true,
+    description: 'Only `null`: clears an SFTP host key pin, so the next test pins the key the server presents.',
+  })
+  @NullableField()
+  @IsIn([null], { message: 'only null (clear the pin) is accepted' })
+  hostKey?: null;
+}
+
+export class ConnectionFieldsQueryDto {
+  @ApiPropertyOptional({
+    description: 'File connections: the file name template (`stock-{yyyy}{MM}{dd}.csv`); the newest matching file is read.',
+  })
+  @OptionalField()
+  @IsString()
+  @MaxLength(200)
+  @Matches(TEMPLATE_SHAPE, { message: 'letters, digits, . _ - *, and the tokens {yyyy} {yy} {MM} {dd} {HH} {mm} {ss}' })
+  template?: string;
+
+  @ApiPropertyOptional({ enum: SOURCE_FORMATS, description: 'Defaults to the template’s extension.' })
+  @OptionalField()
+  @IsIn(SOURCE_FORMATS)
+  format?: SourceFormat;
+}
