@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
 import { useTestApp } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
+import { descendantsOf } from '../support/peers/processes.js';
 import { startSshd, type SshdPeer } from '../support/peers/sshd.js';
+import { eventually } from '../support/waiting.js';
 import { ARABIC, expectProblem } from '../support/problem.js';
 import { ok } from '../support/responses.js';
 import { captureLogs } from './log-capture.js';
@@ -147,7 +149,9 @@ describe('data hub SFTP connections against a real OpenSSH server (contract sect
         201,
       );
       const testing = call('POST', `${BASE}/${created.id}/test`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      // Once sshd has forked the session's process, the login and then the long listing follow.
+      await eventually(async () => descendantsOf(own.pid).length, (sessions) => sessions > 0, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
       own.kill();
       const tested = ok(await testing);
       expect(tested.status).toBe('failed');

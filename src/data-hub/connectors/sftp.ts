@@ -83,15 +83,19 @@ export class SftpConnector implements Connector {
     const address = await checkedAddress(this.egress, config.host);
     const client = new ssh2.Client();
     let presented: { algorithm: string; fingerprint: string } | undefined;
-    let closed = false;
     const end = () => client.end();
     signal.addEventListener('abort', end, { once: true });
-    client.on('close', () => {
-      closed = true;
-      signal.removeEventListener('abort', end);
-    });
-    // Past the handshake, a dropped connection is answered by the operation it interrupts (`closed`);
-    // ssh2 also emits it here and on the SFTP channel, where nothing else would listen.
+    // Whatever is in flight when the connection drops fails with it: ssh2 does not always call back
+    // (a channel being opened, a write stream), so every operation races this.
+    const lost = new Promise<never>((_resolve, reject) =>
+      client.once('close', () => {
+        signal.removeEventListener('abort', end);
+        reject(new ConnectionFailure('connection_lost'));
+      }),
+    );
+    lost.catch(ignore);
+    // Past the handshake, a dropped connection is answered through `lost`; ssh2 also emits it here and
+    // on the SFTP channel, where nothing else would listen.
     client.on('error', ignore);
     const options: ConnectConfig = {
       host: address,
@@ -108,12 +112,14 @@ export class SftpConnector implements Connector {
         : { password: credentials.password }),
     };
     try {
-      await new Promise<void>((resolve, reject) => {
-        client.once('ready', resolve);
-        client.once('error', reject);
-        client.once('close', () => reject(new ConnectionFailure('connection_lost')));
-        client.connect(options);
-      });
+      await Promise.race([
+        new Promise<void>((resolve, reject) => {
+          client.once('ready', resolve);
+          client.once('error', reject);
+          client.connect(options);
+        }),
+        lost,
+      ]);
     } catch (error) {
       client.end();
       if (presented && target.hostKey && presented.fingerprint !== target.hostKey.fingerprint) {
@@ -124,31 +130,31 @@ export class SftpConnector implements Connector {
       }
       throw signal.aborted ? new ConnectionFailure('timeout') : failureOf(error);
     }
-    const sftp = await new Promise<SFTPWrapper>((resolve, reject) =>
-      client.sftp((error, wrapper) => (error ? reject(error) : resolve(wrapper))),
-    ).catch((error: unknown) => {
+    const sftp = await Promise.race([
+      new Promise<SFTPWrapper>((resolve, reject) => client.sftp((error, wrapper) => (error ? reject(error) : resolve(wrapper)))),
+      lost,
+    ]).catch((error: unknown) => {
       client.end();
       throw failureOf(error);
     });
     sftp.on('error', ignore);
-    const location = new SftpLocation(
-      sftp,
-      config.basePath,
-      () => closed,
-      () => client.end(),
-    );
+    const location = new SftpLocation(sftp, config.basePath, lost, () => client.end());
     return { location, hostKey: presented! };
   }
 }
 
 /** The files of one folder on an SFTP server, over one session. */
 class SftpLocation implements FileLocation {
+  private closed = false;
+
   constructor(
     private readonly sftp: SFTPWrapper,
     private readonly basePath: string,
-    private readonly isClosed: () => boolean,
+    private readonly lost: Promise<never>,
     private readonly end: () => void,
-  ) {}
+  ) {
+    lost.catch(() => (this.closed = true));
+  }
 
   async list(): Promise<RemoteFile[]> {
     const entries = await this.call<ssh2.FileEntryWithStats[]>((done) => this.sftp.readdir(this.basePath, done));
@@ -168,10 +174,10 @@ class SftpLocation implements FileLocation {
   async write(name: string, content: Readable): Promise<void> {
     const partial = this.path(`.${name}.${randomBytes(4).toString('hex')}.partial`);
     try {
-      await pipeline(content, this.sftp.createWriteStream(partial));
+      await Promise.race([pipeline(content, this.sftp.createWriteStream(partial)), this.lost]);
       await this.call((done) => this.sftp.ext_openssh_rename(partial, this.path(name), done));
     } catch (error) {
-      if (!this.isClosed()) await this.call((done) => this.sftp.unlink(partial, done)).catch(() => undefined);
+      if (!this.closed) await this.call((done) => this.sftp.unlink(partial, done)).catch(() => undefined);
       throw this.failure(error);
     }
   }
@@ -189,12 +195,15 @@ class SftpLocation implements FileLocation {
   }
 
   private call<T>(operation: (done: (error: Error | null | undefined, value?: T) => void) => void): Promise<T> {
-    return new Promise<T>((resolve, reject) => operation((error, value) => (error ? reject(this.failure(error)) : resolve(value as T))));
+    return Promise.race([
+      new Promise<T>((resolve, reject) => operation((error, value) => (error ? reject(this.failure(error)) : resolve(value as T)))),
+      this.lost,
+    ]);
   }
 
   private failure(error: unknown): ConnectionFailure {
     if (error instanceof ConnectionFailure) return error;
-    if (this.isClosed()) return new ConnectionFailure('connection_lost');
+    if (this.closed) return new ConnectionFailure('connection_lost');
     return failureOf(error);
   }
 }
