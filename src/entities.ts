@@ -1,4 +1,5 @@
 import { Connection } from './data-hub/entities/connection.entity.js';
+import { Mapping, MappingVersion } from './data-hub/entities/mapping.entity.js';
 import { Address } from './account/entities/address.entity.js';
 import { OneTimeCode } from './account/entities/one-time-code.entity.js';
 import { Shopper } from './account/entities/shopper.entity.js';
@@ -87,4 +88,6 @@ export const ENTITIES = [
   InsightsSchedule,
   InsightsDelivery,
   Connection,
+  Mapping,
+  MappingVersion,
 ];

@@ -5,6 +5,9 @@ import { deriveKey } from '../infra/crypto/derived-keys.js';
 import { loadMasterKey } from '../infra/crypto/master-key.js';
 import { SecretBox } from '../infra/crypto/secrets.js';
 import { EgressPolicy } from '../infra/egress/egress-policy.js';
+import { DataHubCatalogueController } from './catalogue.controller.js';
+import { MappingsController } from './mappings/mappings.controller.js';
+import { MappingsService } from './mappings/mappings.service.js';
 import { ConnectionsController } from './connections/connections.controller.js';
 import { CONNECTION_SECRETS, ConnectionsService } from './connections/connections.service.js';
 import { DropFilesService } from './connections/drop-files.service.js';
@@ -16,11 +19,12 @@ import { SftpConnector } from './connectors/sftp.js';
 
 /**
  * The data hub (contract section 9): connections to the places a store's data comes from and goes
- * to, each kind a connector behind one interface, reached only where DATAHUB_ALLOWED_HOSTS allows.
+ * to, each kind a connector behind one interface, reached only where DATAHUB_ALLOWED_HOSTS allows; the
+ * structures and transforms mappings are built from; versioned mappings.
  */
 @Module({
   imports: [DashboardModule],
-  controllers: [ConnectionsController],
+  controllers: [DataHubCatalogueController, ConnectionsController, MappingsController],
   providers: [
     { provide: EgressPolicy, inject: [AppConfig], useFactory: (config: AppConfig) => EgressPolicy.of(config.DATAHUB_ALLOWED_HOSTS) },
     {
@@ -35,6 +39,7 @@ import { SftpConnector } from './connectors/sftp.js';
     ConnectorRegistry,
     ConnectionsService,
     DropFilesService,
+    MappingsService,
   ],
   exports: [ConnectionsService],
 })

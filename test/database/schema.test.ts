@@ -33,6 +33,7 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   '0012-insights-test-orders-and-lateness': 'a428811a204bc10846911f3a8ea8af57ed4b4d88f408598066c7cb0c7b23f49b',
   '0013-insights-exports-and-schedules': '06db9f9a866d96a6750cc5bafed1a302e776e201d40628c584074bed05692a19',
   '0014-data-hub-connections': 'fb49ccd65c773b9ee5e871ed86de964cf02426548c2cd06196633ceaf375c265',
+  '0015-data-hub-mappings': '91c60ee2b91bd6d53346772bf43077b03c3d4895b2f496f887e052773c32eb22',
 };
 
 describe('schema', () => {

@@ -309,6 +309,12 @@ export const ERRORS = {
     message_en: 'The connection’s source could not be read. The reason says why.',
     message_ar: 'تعذّرت قراءة مصدر الاتصال. يوضح السبب ما حدث.',
   },
+  mapping_invalid: {
+    status: 400,
+    title: 'Bad Request',
+    message_en: 'The mapping cannot be used as it is. See errors for each field.',
+    message_ar: 'لا يمكن استخدام الربط كما هو. راجع قائمة الأخطاء لكل حقل.',
+  },
   NOT_FOUND: {
     status: 404,
     title: 'Not Found',

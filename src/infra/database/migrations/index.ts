@@ -12,6 +12,7 @@ import { Migration0011InsightsSettings } from './0011-insights-settings.js';
 import { Migration0012InsightsTestOrdersAndLateness } from './0012-insights-test-orders-and-lateness.js';
 import { Migration0013InsightsExportsAndSchedules } from './0013-insights-exports-and-schedules.js';
 import { Migration0014DataHubConnections } from './0014-data-hub-connections.js';
+import { Migration0015DataHubMappings } from './0015-data-hub-mappings.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -34,4 +35,5 @@ export const MIGRATIONS = [
   { name: '0012-insights-test-orders-and-lateness', class: Migration0012InsightsTestOrdersAndLateness },
   { name: '0013-insights-exports-and-schedules', class: Migration0013InsightsExportsAndSchedules },
   { name: '0014-data-hub-connections', class: Migration0014DataHubConnections },
+  { name: '0015-data-hub-mappings', class: Migration0015DataHubMappings },
 ];

@@ -1,0 +1,297 @@
+import type { Bilingual } from '../../common/bilingual.js';
+import { isEmptyCell } from '../mappings/transforms.js';
+
+/**
+ * The record structures flows carry (contract section 9): what a mapping maps onto on import and what
+ * an export writes, each with its natural key. Values reach a structure already transformed; `checkValue`
+ * is the last word on whether a value fits its field.
+ */
+export const FIELD_TYPES = ['text', 'slug', 'sku', 'email', 'integer', 'money', 'boolean', 'locale', 'status', 'datetime'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export interface StructureField {
+  name: string;
+  type: FieldType;
+  required: boolean;
+  /** For `text`: the column's length. */
+  maxLength?: number;
+  /** For `status`: the values allowed. */
+  values?: readonly string[];
+  description_en: string;
+  description_ar: string;
+}
+
+export const DIRECTIONS = ['import', 'export'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+
+export interface Structure {
+  name: string;
+  directions: readonly Direction[];
+  /** The natural key: a record of the file is matched to the store's record by it. */
+  key: string;
+  fields: readonly StructureField[];
+  /** What a `replace` import does to a record the file no longer holds; null: `replace` is not offered. */
+  deactivation: Bilingual | null;
+}
+
+const field = (
+  name: string,
+  type: FieldType,
+  required: boolean,
+  en: string,
+  ar: string,
+  extra: Partial<Pick<StructureField, 'maxLength' | 'values'>> = {},
+): StructureField => ({ name, type, required, ...extra, description_en: en, description_ar: ar });
+
+/** The bilingual name and description every catalogue record has; names up to `nameLength` characters. */
+const names = (nameLength: number) => [
+  field('name_en', 'text', true, 'Name in English.', 'الاسم بالإنجليزية.', { maxLength: nameLength }),
+  field('name_ar', 'text', true, 'Name in Arabic.', 'الاسم بالعربية.', { maxLength: nameLength }),
+  field('description_en', 'text', false, 'Description in English.', 'الوصف بالإنجليزية.', { maxLength: 20_000 }),
+  field('description_ar', 'text', false, 'Description in Arabic.', 'الوصف بالعربية.', { maxLength: 20_000 }),
+];
+
+export const STRUCTURES: readonly Structure[] = [
+  {
+    name: 'products',
+    directions: DIRECTIONS,
+    key: 'slug',
+    fields: [
+      field('slug', 'slug', true, 'The product’s address in the store, unique: its key.', 'عنوان المنتج في المتجر، فريد: مفتاحه.'),
+      ...names(300),
+      field('category', 'slug', false, 'The slug of its category.', 'المعرّف النصي لفئته.'),
+      field('brand', 'slug', false, 'The slug of its brand.', 'المعرّف النصي لعلامته التجارية.'),
+      field(
+        'status',
+        'status',
+        false,
+        'active, draft or archived (new products: active).',
+        'active أو draft أو archived (المنتجات الجديدة: active).',
+        {
+          values: ['active', 'draft', 'archived'],
+        },
+      ),
+    ],
+    deactivation: { en: 'A product the file no longer holds is archived.', ar: 'يُؤرشف المنتج الذي لم يعد في الملف.' },
+  },
+  {
+    name: 'variants',
+    directions: DIRECTIONS,
+    key: 'sku',
+    fields: [
+      field('sku', 'sku', true, 'Stock keeping unit, unique in the store: the key.', 'رمز الصنف، فريد في المتجر: المفتاح.'),
+      field('product', 'slug', true, 'The slug of the product it belongs to.', 'المعرّف النصي للمنتج الذي يتبعه.'),
+      field('price', 'money', true, 'Price in minor units (halalas).', 'السعر بالوحدات الصغرى (هللات).'),
+      field('compare_at_price', 'money', false, 'Price before a discount, in minor units.', 'السعر قبل الخصم بالوحدات الصغرى.'),
+      field('stock', 'integer', false, 'Units in stock (0 or more).', 'الكمية المتوفرة (0 أو أكثر).'),
+      field('position', 'integer', false, 'Order among the product’s variants.', 'الترتيب بين أصناف المنتج.'),
+    ],
+    deactivation: { en: 'A variant the file no longer holds gets a stock of 0.', ar: 'يصبح مخزون الصنف الذي لم يعد في الملف 0.' },
+  },
+  {
+    name: 'stock',
+    directions: DIRECTIONS,
+    key: 'sku',
+    fields: [
+      field('sku', 'sku', true, 'The variant’s SKU: the key.', 'رمز الصنف: المفتاح.'),
+      field('stock', 'integer', true, 'Units in stock (0 or more).', 'الكمية المتوفرة (0 أو أكثر).'),
+    ],
+    deactivation: { en: 'A SKU the file no longer holds gets a stock of 0.', ar: 'يصبح مخزون الرمز الذي لم يعد في الملف 0.' },
+  },
+  {
+    name: 'prices',
+    directions: DIRECTIONS,
+    key: 'sku',
+    fields: [
+      field('sku', 'sku', true, 'The variant’s SKU: the key.', 'رمز الصنف: المفتاح.'),
+      field('price', 'money', true, 'Price in minor units (halalas).', 'السعر بالوحدات الصغرى (هللات).'),
+      field('compare_at_price', 'money', false, 'Price before a discount, in minor units.', 'السعر قبل الخصم بالوحدات الصغرى.'),
+    ],
+    deactivation: null,
+  },
+  {
+    name: 'categories',
+    directions: DIRECTIONS,
+    key: 'slug',
+    fields: [
+      field('slug', 'slug', true, 'The category’s address in the store: the key.', 'عنوان الفئة في المتجر: المفتاح.'),
+      ...names(200),
+      field('parent', 'slug', false, 'The slug of its parent category.', 'المعرّف النصي للفئة الأم.'),
+      field('position', 'integer', false, 'Order among its siblings.', 'الترتيب بين الفئات الشقيقة.'),
+    ],
+    deactivation: null,
+  },
+  {
+    name: 'brands',
+    directions: DIRECTIONS,
+    key: 'slug',
+    fields: [
+      field('slug', 'slug', true, 'The brand’s address in the store: the key.', 'عنوان العلامة التجارية في المتجر: المفتاح.'),
+      ...names(200),
+    ],
+    deactivation: null,
+  },
+  {
+    name: 'customers',
+    directions: DIRECTIONS,
+    key: 'email',
+    fields: [
+      field(
+        'email',
+        'email',
+        true,
+        'Email address, the customer’s identity in the store: the key.',
+        'البريد الإلكتروني، هوية العميل في المتجر: المفتاح.',
+      ),
+      field('first_name', 'text', false, 'First name.', 'الاسم الأول.', { maxLength: 100 }),
+      field('last_name', 'text', false, 'Last name.', 'اسم العائلة.', { maxLength: 100 }),
+      field('phone', 'text', false, 'Phone number in international form (+966…).', 'رقم الهاتف بالصيغة الدولية (+966…).', {
+        maxLength: 32,
+      }),
+      field('locale', 'locale', false, 'Language of messages: ar or en.', 'لغة الرسائل: ar أو en.'),
+      field('marketing_opt_in', 'boolean', false, 'Agreed to marketing messages.', 'وافق على الرسائل التسويقية.'),
+    ],
+    deactivation: null,
+  },
+  {
+    name: 'orders',
+    directions: ['export'],
+    key: 'number',
+    fields: [
+      field('number', 'integer', true, 'Order number: the key.', 'رقم الطلب: المفتاح.'),
+      field('placed_at', 'datetime', true, 'When it was placed (UTC).', 'وقت تقديمه (بالتوقيت العالمي).'),
+      field('email', 'email', true, 'The customer’s email.', 'بريد العميل.'),
+      field('status', 'status', true, 'open, completed or cancelled.', 'open أو completed أو cancelled.', {
+        values: ['open', 'completed', 'cancelled'],
+      }),
+      field('payment_status', 'text', true, 'Payment status.', 'حالة الدفع.', { maxLength: 40 }),
+      field('fulfilment_status', 'text', true, 'Fulfilment status.', 'حالة التنفيذ.', { maxLength: 40 }),
+      field('currency', 'text', true, 'Currency (ISO 4217).', 'العملة (ISO 4217).', { maxLength: 3 }),
+      field('item_count', 'integer', true, 'Units ordered.', 'عدد الوحدات المطلوبة.'),
+      field('subtotal', 'money', true, 'Lines’ total, minor units.', 'إجمالي البنود بالوحدات الصغرى.'),
+      field('shipping_total', 'money', true, 'Shipping, minor units.', 'الشحن بالوحدات الصغرى.'),
+      field('tax_total', 'money', true, 'Tax, minor units.', 'الضريبة بالوحدات الصغرى.'),
+      field('total', 'money', true, 'Order total, minor units.', 'إجمالي الطلب بالوحدات الصغرى.'),
+      field('refunded_total', 'money', true, 'Refunded so far, minor units.', 'المسترد حتى الآن بالوحدات الصغرى.'),
+    ],
+    deactivation: null,
+  },
+];
+
+export function structureNamed(name: string): Structure | undefined {
+  return STRUCTURES.find((structure) => structure.name === name);
+}
+
+const SLUG = /^[\p{Ll}\p{Lo}\p{Nd}]+(?:-[\p{Ll}\p{Lo}\p{Nd}]+)*$/u;
+const SKU = /^[\x21-\x7e]{1,64}$/;
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
+const INT_MAX = 2 ** 31 - 1;
+
+export type FieldValue = string | number | boolean | null;
+
+/** Why a value does not fit its field, as the merchant reads it in a run's rejected rows. */
+export interface FieldProblem {
+  code: string;
+  message_en: string;
+  message_ar: string;
+}
+
+const problem = (code: string, en: string, ar: string): FieldProblem => ({ code, message_en: en, message_ar: ar });
+
+/**
+ * The value a field takes from a transformed cell, or why it cannot: an empty cell of a required field,
+ * text past the column's length, a slug or SKU of the wrong shape, a number that is not a whole one in
+ * range, a boolean or locale not among the accepted spellings. Empty optional cells are null (left as is).
+ */
+export function checkValue(spec: StructureField, raw: unknown): { value: FieldValue } | { problem: FieldProblem } {
+  const empty = raw === null || raw === undefined || (typeof raw === 'string' && isEmptyCell(raw));
+  if (empty) {
+    return spec.required ? { problem: problem('required', 'This field needs a value.', 'هذا الحقل يحتاج إلى قيمة.') } : { value: null };
+  }
+  if (Array.isArray(raw) || typeof raw === 'object')
+    return {
+      problem: problem(
+        'not_a_value',
+        'A list or object is not a value of this field: join or pick one.',
+        'القائمة أو الكائن ليس قيمة لهذا الحقل: اجمعها أو اختر واحدة.',
+      ),
+    };
+  const text = String(raw).trim();
+  switch (spec.type) {
+    case 'text':
+      return text.length <= (spec.maxLength ?? 20_000)
+        ? { value: text }
+        : { problem: problem('too_long', `At most ${spec.maxLength} characters.`, `لا يزيد على ${spec.maxLength} حرفًا.`) };
+    case 'slug':
+      return SLUG.test(text) && text.length <= 200
+        ? { value: text }
+        : {
+            problem: problem(
+              'not_a_slug',
+              'A slug is lower-case letters and digits joined by single hyphens (at most 200).',
+              'المعرّف النصي حروف صغيرة وأرقام تفصلها شرطات مفردة (200 حرف على الأكثر).',
+            ),
+          };
+    case 'sku':
+      return SKU.test(text)
+        ? { value: text }
+        : {
+            problem: problem(
+              'not_a_sku',
+              'A SKU is 1 to 64 visible characters without spaces.',
+              'رمز الصنف من 1 إلى 64 حرفًا ظاهرًا بلا مسافات.',
+            ),
+          };
+    case 'email':
+      return EMAIL.test(text) && text.length <= 254
+        ? { value: text.toLowerCase() }
+        : { problem: problem('not_an_email', 'Not an email address.', 'ليس عنوان بريد إلكتروني.') };
+    case 'integer':
+    case 'money': {
+      const number = typeof raw === 'number' ? raw : /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (!Number.isSafeInteger(number))
+        return {
+          problem: problem(
+            'not_an_integer',
+            'Must be a whole number (money in minor units: use to_decimal_minor).',
+            'يجب أن يكون عددًا صحيحًا (المبالغ بالوحدات الصغرى: استخدم to_decimal_minor).',
+          ),
+        };
+      if (number < 0 || number > INT_MAX)
+        return { problem: problem('out_of_range', `Must be between 0 and ${INT_MAX}.`, `يجب أن يكون بين 0 و${INT_MAX}.`) };
+      return { value: number };
+    }
+    case 'boolean': {
+      const spelled = text.toLowerCase();
+      if (raw === true || ['true', 'yes', '1', 'y', 'نعم'].includes(spelled)) return { value: true };
+      if (raw === false || ['false', 'no', '0', 'n', 'لا'].includes(spelled)) return { value: false };
+      return {
+        problem: problem(
+          'not_a_boolean',
+          'Must be true or false (yes/no, 1/0, نعم/لا).',
+          'يجب أن تكون true أو false (yes/no، 1/0، نعم/لا).',
+        ),
+      };
+    }
+    case 'locale':
+      return text === 'ar' || text === 'en'
+        ? { value: text }
+        : { problem: problem('not_a_locale', 'Must be ar or en.', 'يجب أن تكون ar أو en.') };
+    case 'status':
+      return spec.values!.includes(text)
+        ? { value: text }
+        : {
+            problem: problem(
+              'not_allowed',
+              `Must be one of: ${spec.values!.join(', ')}.`,
+              `يجب أن تكون إحدى القيم: ${spec.values!.join('، ')}.`,
+            ),
+          };
+    case 'datetime': {
+      const at = new Date(text);
+      return Number.isNaN(at.getTime())
+        ? { problem: problem('not_a_datetime', 'Not a date and time.', 'ليس تاريخًا ووقتًا.') }
+        : { value: at.toISOString() };
+    }
+  }
+}
