@@ -1,4 +1,5 @@
 import { Connection } from './data-hub/entities/connection.entity.js';
+import { Flow } from './data-hub/entities/flow.entity.js';
 import { Mapping, MappingVersion } from './data-hub/entities/mapping.entity.js';
 import { Address } from './account/entities/address.entity.js';
 import { OneTimeCode } from './account/entities/one-time-code.entity.js';
@@ -90,4 +91,5 @@ export const ENTITIES = [
   Connection,
   Mapping,
   MappingVersion,
+  Flow,
 ];

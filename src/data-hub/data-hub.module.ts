@@ -6,6 +6,8 @@ import { loadMasterKey } from '../infra/crypto/master-key.js';
 import { SecretBox } from '../infra/crypto/secrets.js';
 import { EgressPolicy } from '../infra/egress/egress-policy.js';
 import { DataHubCatalogueController } from './catalogue.controller.js';
+import { FlowsController } from './flows/flows.controller.js';
+import { FlowsService } from './flows/flows.service.js';
 import { MappingsController } from './mappings/mappings.controller.js';
 import { MappingsService } from './mappings/mappings.service.js';
 import { ConnectionsController } from './connections/connections.controller.js';
@@ -20,11 +22,11 @@ import { SftpConnector } from './connectors/sftp.js';
 /**
  * The data hub (contract section 9): connections to the places a store's data comes from and goes
  * to, each kind a connector behind one interface, reached only where DATAHUB_ALLOWED_HOSTS allows; the
- * structures and transforms mappings are built from; versioned mappings.
+ * structures and transforms mappings are built from; versioned mappings; flows.
  */
 @Module({
   imports: [DashboardModule],
-  controllers: [DataHubCatalogueController, ConnectionsController, MappingsController],
+  controllers: [DataHubCatalogueController, ConnectionsController, MappingsController, FlowsController],
   providers: [
     { provide: EgressPolicy, inject: [AppConfig], useFactory: (config: AppConfig) => EgressPolicy.of(config.DATAHUB_ALLOWED_HOSTS) },
     {
@@ -40,6 +42,7 @@ import { SftpConnector } from './connectors/sftp.js';
     ConnectionsService,
     DropFilesService,
     MappingsService,
+    FlowsService,
   ],
   exports: [ConnectionsService],
 })

@@ -65,7 +65,9 @@ function numeralOfNumber(value: number): Numeral | undefined {
   if (!Number.isFinite(value)) return undefined;
   // At the 15 significant digits a spreadsheet keeps and shows: a cell holding =0.1+0.2 reads as 0.3,
   // as the merchant sees it, not as the binary double's 0.30000000000000004.
-  const [mantissa, exponentText] = Math.abs(Number(value.toPrecision(15))).toString().split('e');
+  const [mantissa, exponentText] = Math.abs(Number(value.toPrecision(15)))
+    .toString()
+    .split('e');
   const [whole, fraction = ''] = mantissa.split('.');
   const exponent = Number(exponentText ?? 0);
   const digits = whole + fraction;

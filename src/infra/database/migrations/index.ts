@@ -13,6 +13,7 @@ import { Migration0012InsightsTestOrdersAndLateness } from './0012-insights-test
 import { Migration0013InsightsExportsAndSchedules } from './0013-insights-exports-and-schedules.js';
 import { Migration0014DataHubConnections } from './0014-data-hub-connections.js';
 import { Migration0015DataHubMappings } from './0015-data-hub-mappings.js';
+import { Migration0016DataHubFlows } from './0016-data-hub-flows.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -36,4 +37,5 @@ export const MIGRATIONS = [
   { name: '0013-insights-exports-and-schedules', class: Migration0013InsightsExportsAndSchedules },
   { name: '0014-data-hub-connections', class: Migration0014DataHubConnections },
   { name: '0015-data-hub-mappings', class: Migration0015DataHubMappings },
+  { name: '0016-data-hub-flows', class: Migration0016DataHubFlows },
 ];
