@@ -1,5 +1,6 @@
 import { Connection } from './data-hub/entities/connection.entity.js';
 import { Flow } from './data-hub/entities/flow.entity.js';
+import { Run, RunRow } from './data-hub/entities/run.entity.js';
 import { Mapping, MappingVersion } from './data-hub/entities/mapping.entity.js';
 import { Address } from './account/entities/address.entity.js';
 import { OneTimeCode } from './account/entities/one-time-code.entity.js';
@@ -92,4 +93,6 @@ export const ENTITIES = [
   Mapping,
   MappingVersion,
   Flow,
+  Run,
+  RunRow,
 ];

@@ -5,7 +5,7 @@ import type { AppConfig } from '../infra/config/app-config.js';
 import { ConfigModule } from '../infra/config/config.module.js';
 import type { DatabaseConnection } from '../infra/database/database-connection.js';
 import { DatabaseModule } from '../infra/database/database.module.js';
-import { DataHubModule } from '../data-hub/data-hub.module.js';
+import { ConnectionsModule } from '../data-hub/connections/connections.module.js';
 import { StorageModule } from '../infra/storage/storage.module.js';
 import { DemoModule } from '../demo/demo.module.js';
 import { ENTITIES } from '../entities.js';
@@ -29,7 +29,7 @@ export class CliModule {
         DashboardModule,
         DemoModule,
         StorageModule,
-        DataHubModule,
+        ConnectionsModule,
       ],
     };
   }

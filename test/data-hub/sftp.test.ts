@@ -150,7 +150,11 @@ describe('data hub SFTP connections against a real OpenSSH server (contract sect
       );
       const testing = call('POST', `${BASE}/${created.id}/test`);
       // Once sshd has forked the session's process, the login and then the long listing follow.
-      await eventually(async () => descendantsOf(own.pid).length, (sessions) => sessions > 0, 10_000);
+      await eventually(
+        async () => descendantsOf(own.pid).length,
+        (sessions) => sessions > 0,
+        10_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
       own.kill();
       const tested = ok(await testing);

@@ -35,6 +35,7 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   '0014-data-hub-connections': 'fb49ccd65c773b9ee5e871ed86de964cf02426548c2cd06196633ceaf375c265',
   '0015-data-hub-mappings': '91c60ee2b91bd6d53346772bf43077b03c3d4895b2f496f887e052773c32eb22',
   '0016-data-hub-flows': '7674f55c5a5cc15939a1c8e3fac9c2a3212ef6f6e38f6e5970146cc2d3a6ea62',
+  '0017-data-hub-runs': '77c03b8511a86e1dff7c62ceec80713a9c1d7036bbb7c6537789a0fc8f83c07f',
 };
 
 describe('schema', () => {

@@ -315,6 +315,24 @@ export const ERRORS = {
     message_en: 'The mapping cannot be used as it is. See errors for each field.',
     message_ar: 'لا يمكن استخدام الربط كما هو. راجع قائمة الأخطاء لكل حقل.',
   },
+  connection_not_active: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'The flow’s connection is not active. Test and activate it first.',
+    message_ar: 'اتصال المسار غير مفعّل. اختبره وفعّله أولًا.',
+  },
+  run_in_progress: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'A run of this flow is already queued or running. Wait for it to finish.',
+    message_ar: 'يوجد تشغيل لهذا المسار في الانتظار أو قيد التنفيذ. انتظر حتى ينتهي.',
+  },
+  run_unsupported: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'Runs of this flow’s kind are not available yet: stock and price imports are.',
+    message_ar: 'تشغيل هذا النوع من المسارات غير متاح بعد: المتاح استيراد المخزون والأسعار.',
+  },
   NOT_FOUND: {
     status: 404,
     title: 'Not Found',

@@ -225,10 +225,15 @@ export class ConnectionsService {
    * transaction (`em`), the row is locked until it ends.
    */
   async stored(admin: AdminPrincipal, id: string, em?: EntityManager): Promise<StoredConnection> {
+    return this.storedIn(admin.storeId, id, em);
+  }
+
+  /** `stored` for work done on a store's behalf without a caller (a queued run). */
+  async storedIn(storeId: string, id: string, em?: EntityManager): Promise<StoredConnection> {
     if (!UUID_PATTERN.test(id)) throw new ApiError('NOT_FOUND');
     const { rows } = await sql<StoredConnection>`
       select id, store_id, kind, config, credentials_sealed, status, revision, host_key
-      from data_hub_connections where id = ${id} and store_id = ${admin.storeId} ${em ? sql`for update` : sql``}`.execute(this.db(em));
+      from data_hub_connections where id = ${id} and store_id = ${storeId} ${em ? sql`for update` : sql``}`.execute(this.db(em));
     if (!rows[0]) throw new ApiError('NOT_FOUND');
     return rows[0];
   }

@@ -51,6 +51,8 @@ export interface Connector {
   /** Connects for real and proves what a run will need; `signal` ends it at the deadline. */
   test(target: ConnectionTarget, signal: AbortSignal): Promise<TestResult>;
   fields(target: ConnectionTarget, request: FieldsRequest, signal: AbortSignal): Promise<{ source: FieldsSource; fields: SourceField[] }>;
+  /** File kinds: the files at the connection's base path, opened for a run (closed by the caller; `signal` ends it). */
+  location?(target: ConnectionTarget, signal: AbortSignal): Promise<FileLocation>;
 }
 
 export const CONNECTORS = Symbol('Connectors');

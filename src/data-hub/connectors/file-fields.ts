@@ -1,8 +1,6 @@
-import { parse } from 'csv-parse';
-import ExcelJS from 'exceljs';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Bilingual } from '../../common/bilingual.js';
+import { FileRowsError, JsonLineFault, jsonLineValues, readRows, textLines, utf8Chunks, type FileEncoding } from '../runs/file-rows.js';
 
 export const SOURCE_FORMATS = ['csv', 'jsonl', 'xlsx'] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -25,15 +23,17 @@ export class FileFieldsError extends Error {
 const EMPTY = new FileFieldsError('file_empty', { en: 'The file is empty.', ar: 'الملف فارغ.' });
 
 /**
- * The field names a file offers a mapping, read from its start only: a CSV's header row (UTF-8, with
- * or without a byte order mark, RFC 4180 quoting), the keys of the first JSON lines' objects in the
- * order first seen, or the first row of an XLSX file's first worksheet. The stream is left unread past
- * what that needed and destroyed.
+ * The field names a file offers a mapping, read from its start only, as a run reads them
+ * (`readRows`): a CSV's header record (its delimiter, `,`, `;` or tab, told from it), the keys of the
+ * first JSON lines' objects in the order first seen, or the first row of an XLSX file's first
+ * worksheet. The stream is left unread past what that needed and destroyed.
  */
-export async function readFileFields(content: Readable, format: SourceFormat): Promise<string[]> {
+export async function readFileFields(content: Readable, format: SourceFormat, encoding: FileEncoding = 'utf-8'): Promise<string[]> {
   try {
-    const fields = format === 'csv' ? await csvHeader(content) : format === 'jsonl' ? await jsonlKeys(content) : await xlsxHeader(content);
-    return checked(fields);
+    return checked(format === 'jsonl' ? await jsonlKeys(content, encoding) : await header(content, format, encoding));
+  } catch (error) {
+    if (error instanceof FileRowsError) throw new FileFieldsError('header_unreadable', error.reason);
+    throw error;
   } finally {
     content.destroy();
   }
@@ -56,66 +56,35 @@ function unreadable(en: string, ar: string): FileFieldsError {
   return new FileFieldsError('header_unreadable', { en: `The header could not be read: ${en}.`, ar: `تعذّرت قراءة الترويسة: ${ar}.` });
 }
 
-async function csvHeader(content: Readable): Promise<string[]> {
-  const parser = content.pipe(parse({ bom: true, to: 1, relax_column_count: true, max_record_size: HEADER_MAX_BYTES }));
+async function header(content: Readable, format: 'csv' | 'xlsx', encoding: FileEncoding): Promise<string[]> {
+  const rows = readRows(content, { format, encoding });
   try {
-    for await (const record of parser as AsyncIterable<string[]>) return record;
-  } catch (error) {
-    throw unreadable((error as Error).message, 'ليست ملف CSV صالحاً');
+    return await rows.header;
+  } finally {
+    await rows[Symbol.asyncIterator]().return?.();
   }
-  throw EMPTY;
 }
 
-async function jsonlKeys(content: Readable): Promise<string[]> {
+async function jsonlKeys(content: Readable, encoding: FileEncoding): Promise<string[]> {
   const keys = new Set<string>();
   let records = 0;
   let bytes = 0;
-  const lines = createInterface({ input: content, crlfDelay: Infinity });
-  for await (const raw of lines) {
-    bytes += raw.length;
-    if (bytes > HEADER_MAX_BYTES) throw unreadable('the first lines are too long', 'الأسطر الأولى طويلة جداً');
-    const line = raw.replace(/^\uFEFF/, '').trim();
-    if (line === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch {
-      throw unreadable(`line ${records + 1} is not JSON`, `السطر ${records + 1} ليس JSON`);
+  for await (const lines of textLines(utf8Chunks(content, encoding))) {
+    for (const { line, text } of lines) {
+      bytes += text.length;
+      if (bytes > HEADER_MAX_BYTES) throw unreadable('the first lines are too long', 'الأسطر الأولى طويلة جداً');
+      if (text.trim() === '') continue;
+      for (const key of Object.keys(jsonObject(line, text))) keys.add(key);
+      if (++records >= JSONL_RECORDS_READ) return [...keys];
     }
-    if (record === null || typeof record !== 'object' || Array.isArray(record))
-      throw unreadable(`line ${records + 1} is not a JSON object`, `السطر ${records + 1} ليس كائن JSON`);
-    for (const key of Object.keys(record)) keys.add(key);
-    if (++records >= JSONL_RECORDS_READ) break;
   }
-  lines.close();
   return [...keys];
 }
 
-async function xlsxHeader(content: Readable): Promise<string[]> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(content, { worksheets: 'emit', sharedStrings: 'cache', styles: 'ignore' });
-  try {
-    for await (const sheet of reader) {
-      for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
-        const values = (row.values as ExcelJS.CellValue[]).slice(1);
-        return values.map((value) => textOf(value));
-      }
-      return [];
-    }
-  } catch (error) {
-    if (error instanceof FileFieldsError) throw error;
-    throw unreadable('it is not an XLSX workbook', 'ليس مصنّف XLSX');
-  }
-  return [];
-}
-
-/** A header cell as text: rich text joined, a formula's result, a number or date as written. */
-function textOf(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'object') {
-    if ('richText' in value) return value.richText.map((part) => part.text).join('');
-    if ('result' in value) return textOf(value.result as ExcelJS.CellValue);
-    if ('text' in value) return String(value.text);
-    if (value instanceof Date) return value.toISOString().slice(0, 10);
-  }
-  return String(value);
+function jsonObject(line: number, text: string): Record<string, unknown> {
+  const values = jsonLineValues(text);
+  if (!(values instanceof JsonLineFault)) return values;
+  throw values.kind === 'not_json'
+    ? unreadable(`line ${line} is not JSON`, `السطر ${line} ليس JSON`)
+    : unreadable(`line ${line} is not a JSON object`, `السطر ${line} ليس كائن JSON`);
 }

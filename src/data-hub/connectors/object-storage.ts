@@ -64,15 +64,15 @@ export class ObjectStorageConnector implements Connector {
   constructor(private readonly egress: EgressPolicy) {}
 
   async test(target: ConnectionTarget, signal: AbortSignal): Promise<TestResult> {
-    await usingLocation(await this.open(target, signal), probeFileLocation);
+    await usingLocation(await this.location(target, signal), probeFileLocation);
     return {};
   }
 
   async fields(target: ConnectionTarget, request: Required<FieldsRequest>, signal: AbortSignal) {
-    return usingLocation(await this.open(target, signal), (opened) => newestFileFields(opened, request.template, request.format));
+    return usingLocation(await this.location(target, signal), (opened) => newestFileFields(opened, request.template, request.format));
   }
 
-  async open(target: ConnectionTarget, signal: AbortSignal): Promise<FileLocation> {
+  async location(target: ConnectionTarget, signal: AbortSignal): Promise<FileLocation> {
     const config = target.config as ObjectStorageConfig;
     const credentials = target.credentials as ObjectStorageCredentials;
     // Sockets skip `lookup` for an address: an endpoint given as one is checked here, a name on every connection.

@@ -45,6 +45,10 @@ export class PlatformDropConnector implements Connector {
     return newestFileFields(this.open(target), request.template, request.format);
   }
 
+  async location(target: ConnectionTarget): Promise<FileLocation> {
+    return this.open(target);
+  }
+
   open(target: ConnectionTarget): FileLocation {
     const folder = dropFolder(target.storeId, target.config as PlatformDropConfig);
     const storage = this.storage;

@@ -73,6 +73,10 @@ export class SftpConnector implements Connector {
     return usingLocation(location, (opened) => newestFileFields(opened, request.template, request.format));
   }
 
+  async location(target: ConnectionTarget, signal: AbortSignal): Promise<FileLocation> {
+    return (await this.connect(target, signal)).location;
+  }
+
   /** An SFTP session at the connection's base path, ended when `signal` aborts. */
   async connect(
     target: ConnectionTarget,

@@ -14,6 +14,7 @@ import { Migration0013InsightsExportsAndSchedules } from './0013-insights-export
 import { Migration0014DataHubConnections } from './0014-data-hub-connections.js';
 import { Migration0015DataHubMappings } from './0015-data-hub-mappings.js';
 import { Migration0016DataHubFlows } from './0016-data-hub-flows.js';
+import { Migration0017DataHubRuns } from './0017-data-hub-runs.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -38,4 +39,5 @@ export const MIGRATIONS = [
   { name: '0014-data-hub-connections', class: Migration0014DataHubConnections },
   { name: '0015-data-hub-mappings', class: Migration0015DataHubMappings },
   { name: '0016-data-hub-flows', class: Migration0016DataHubFlows },
+  { name: '0017-data-hub-runs', class: Migration0017DataHubRuns },
 ];

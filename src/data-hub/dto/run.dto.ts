@@ -1,0 +1,39 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { OptionalField, TextField } from '../../common/validation/fields.js';
+import { FILE_NAME_PATTERN } from '../connectors/file-template.js';
+
+export class ShrinkGuardOverrideDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 100, description: 'The threshold for this run alone.' })
+  @IsInt()
+  @Min(0)
+  @Max(100)
+  maxDeactivatePercent: number;
+
+  @ApiPropertyOptional({ maxLength: 500, description: 'Why: recorded with the run, with who asked.' })
+  @TextField(500, 1)
+  reason: string;
+}
+
+export class StartRunDto {
+  @ApiPropertyOptional({
+    default: false,
+    description: 'true: compute the run and answer it (200), writing nothing; false: queue it (202).',
+  })
+  @OptionalField()
+  @IsBoolean()
+  preview?: boolean;
+
+  @ApiPropertyOptional({ description: 'A file at the source to run on, instead of the newest matching the template.' })
+  @OptionalField()
+  @IsString()
+  @Matches(FILE_NAME_PATTERN)
+  file?: string;
+
+  @ApiPropertyOptional({ type: ShrinkGuardOverrideDto, description: 'Lifts the shrink guard for this run alone.' })
+  @OptionalField()
+  @ValidateNested()
+  @Type(() => ShrinkGuardOverrideDto)
+  overrideShrinkGuard?: ShrinkGuardOverrideDto;
+}

@@ -1,0 +1,49 @@
+import type { MappingField } from '../entities/mapping.entity.js';
+import { checkValue, type FieldValue, type Structure, type StructureField } from '../structures/structures.js';
+import { applyTransforms, TransformError, type CellValue } from '../mappings/transforms.js';
+import { cellOf, type SourceRow } from './file-rows.js';
+
+/** Why one field of a row cannot be imported (a run's rejected rows list them). */
+export interface RowError {
+  field: string;
+  code: string;
+  message_en: string;
+  message_ar: string;
+}
+
+/**
+ * A source row through an import mapping: each target's source cell (or cells) through its transforms,
+ * then checked against the structure's field. The row's values by field name, or every error it has.
+ */
+export class RowMapper {
+  private readonly steps: { field: MappingField; spec: StructureField }[];
+
+  constructor(structure: Structure, fields: readonly MappingField[]) {
+    this.steps = fields.map((field) => ({ field, spec: structure.fields.find((candidate) => candidate.name === field.target)! }));
+  }
+
+  /** The source columns the mapping reads. */
+  get sources(): string[] {
+    return [...new Set(this.steps.flatMap(({ field }) => field.sources ?? [field.source!]))];
+  }
+
+  map(row: SourceRow): { values: Record<string, FieldValue> } | { errors: RowError[] } {
+    const values: Record<string, FieldValue> = {};
+    const errors: RowError[] = [];
+    for (const { field, spec } of this.steps) {
+      const raw: CellValue = field.sources ? field.sources.map((source) => cellOf(row, source)) : cellOf(row, field.source!);
+      let transformed: CellValue;
+      try {
+        transformed = applyTransforms(raw, field.transforms);
+      } catch (error) {
+        if (!(error instanceof TransformError)) throw error;
+        errors.push({ field: field.target, ...error.failure });
+        continue;
+      }
+      const checked = checkValue(spec, transformed);
+      if ('problem' in checked) errors.push({ field: field.target, ...checked.problem });
+      else values[field.target] = checked.value;
+    }
+    return errors.length > 0 ? { errors } : { values };
+  }
+}

@@ -1,0 +1,84 @@
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
+import type { AdminPrincipal } from '../../auth/access/principal.js';
+import { ApiProblemResponses } from '../../common/errors/openapi.js';
+import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
+import { StartRunDto } from '../dto/run.dto.js';
+import { RunsService } from './runs.service.js';
+
+@ApiTags('Data hub')
+@Controller('admin/data-hub')
+export class RunsController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Post('flows/:id/runs')
+  @RequirePermission('data.flows.manage')
+  @ApiOperation({
+    summary: 'Run a flow now, or preview it',
+    description:
+      '`preview: true` computes the run and answers it (200) with its counts and the first rows of each list, writing nothing; otherwise the run is queued (202). One run of a flow at a time (409 run_in_progress).',
+  })
+  @ApiOkResponse({ description: 'The preview run.' })
+  @ApiAcceptedResponse({ description: 'The queued run.' })
+  @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED', 'connection_not_active', 'run_in_progress', 'run_unsupported'], 'admin')
+  async start(
+    @Param('id') id: string,
+    @Body() body: StartRunDto,
+    @CurrentAdmin() admin: AdminPrincipal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const { run, queued } = await this.runs.start(admin, id, body);
+    reply.status(queued ? 202 : 200);
+    return run;
+  }
+
+  @Get('flows/:id/runs')
+  @RequirePermission('data.flows.read')
+  @ApiOperation({ summary: 'Every run of a flow, refusals and previews included', description: 'Newest first.' })
+  @ApiOkResponse({ description: '`{ items, nextCursor }`' })
+  @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
+  list(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
+    return this.runs.list(admin, id, query);
+  }
+
+  @Get('runs/:id')
+  @RequirePermission('data.flows.read')
+  @ApiOperation({ summary: 'One run with its counts and outcome' })
+  @ApiOkResponse({ description: 'The run.' })
+  @ApiProblemResponses(['NOT_FOUND'], 'admin')
+  get(@Param('id') id: string, @CurrentAdmin() admin: AdminPrincipal) {
+    return this.runs.get(admin, id);
+  }
+
+  @Get('runs/:id/rejected')
+  @RequirePermission('data.flows.read')
+  @ApiOperation({
+    summary: 'Rows the run rejected',
+    description: '`{ line, values, errors: [{ field, code, message_en, message_ar }] }`, in order.',
+  })
+  @ApiOkResponse({ description: '`{ items, nextCursor }`' })
+  @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
+  rejected(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
+    return this.runs.rows(admin, id, 'rejected', query);
+  }
+
+  @Get('runs/:id/created')
+  @RequirePermission('data.flows.read')
+  @ApiOperation({ summary: 'Records the run created', description: '`{ key, recordId }`' })
+  @ApiOkResponse({ description: '`{ items, nextCursor }`' })
+  @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
+  created(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
+    return this.runs.rows(admin, id, 'created', query);
+  }
+
+  @Get('runs/:id/deactivated')
+  @RequirePermission('data.flows.read')
+  @ApiOperation({ summary: 'Records the run deactivated', description: '`{ key, recordId }`; a preview lists what it would deactivate.' })
+  @ApiOkResponse({ description: '`{ items, nextCursor }`' })
+  @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
+  deactivated(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
+    return this.runs.rows(admin, id, 'deactivated', query);
+  }
+}

@@ -1,0 +1,271 @@
+import { EntityManager } from '@mikro-orm/postgresql';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import type { AdminPrincipal } from '../../auth/access/principal.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { UUID_PATTERN } from '../../common/pagination/cursor.js';
+import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
+import { AppConfig } from '../../infra/config/app-config.js';
+import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
+import { JobQueue } from '../../infra/jobs/job-queue.js';
+import { ConnectionsService } from '../connections/connections.service.js';
+import { ConnectorRegistry } from '../connectors/connector-registry.js';
+import type { StartRunDto } from '../dto/run.dto.js';
+import type { MappingField } from '../entities/mapping.entity.js';
+import type { RunList } from '../entities/run.entity.js';
+import { FlowsService } from '../flows/flows.service.js';
+import { structureNamed } from '../structures/structures.js';
+import { ImportRunner, SKU_STRUCTURES, type ImportOutcome } from './import-runner.js';
+
+export const RUN_JOB = 'data-hub.run';
+const MAX_ATTEMPTS = 3;
+const PREVIEW_ROWS = 20;
+
+const DOC = sql`json_build_object(
+  'id', r.id, 'flowId', r.flow_id, 'trigger', r.trigger, 'preview', r.preview, 'status', r.status, 'counts', r.counts,
+  'file', r.file, 'mappingVersion', r.mapping_version, 'refusal', r.refusal, 'override', r.override, 'error', r.error,
+  'createdAt', iso_utc(r.created_at), 'startedAt', iso_utc(r.started_at), 'finishedAt', iso_utc(r.finished_at))`;
+
+export type RunDocument = Record<string, unknown> & { id: string; status: string };
+
+/** A row of a run's lists as stored. */
+interface StoredRunRow {
+  line: number | null;
+  key: string | null;
+  record_id: string | null;
+  values: unknown;
+  errors: unknown;
+}
+
+/** A list's row as the API answers it: a rejected row with its values and reasons, else a record's key and id. */
+function listItem(list: RunList, row: StoredRunRow) {
+  return list === 'rejected'
+    ? { line: row.line, key: row.key, values: row.values, errors: row.errors }
+    : { key: row.key, recordId: row.record_id };
+}
+
+interface ClaimedRun {
+  id: string;
+  store_id: string;
+  flow_id: string;
+  preview: boolean;
+  requested_file: string | null;
+  mapping_version: number;
+  override: { maxDeactivatePercent: number } | null;
+  attempts: number;
+}
+
+/**
+ * Runs of flows (contract section 9): a preview is computed at once and answered, nothing written; a
+ * run now is queued as a durable job (pg-boss), one per flow at a time (a unique index refuses a second
+ * with 409 run_in_progress). Every run is recorded with its outcome, its counts and its lists.
+ */
+@Injectable()
+export class RunsService implements OnModuleInit {
+  private readonly logger = new Logger(RunsService.name);
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly jobs: JobQueue,
+    private readonly config: AppConfig,
+    private readonly flows: FlowsService,
+    private readonly connections: ConnectionsService,
+    private readonly connectors: ConnectorRegistry,
+    private readonly importer: ImportRunner,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.define<{ runId: string }>(
+      RUN_JOB,
+      {
+        retryLimit: MAX_ATTEMPTS,
+        retryDelay: this.config.JOB_RETRY_DELAY_SECONDS,
+        retryBackoff: true,
+        heartbeatSeconds: 10,
+        expireInSeconds: 6 * 3600,
+      },
+      ({ runId }) => this.execute(runId),
+    );
+  }
+
+  async start(admin: AdminPrincipal, flowId: string, body: StartRunDto): Promise<{ run: RunDocument; queued: boolean }> {
+    const flow = await this.flows.settings(admin, flowId);
+    const connection = await this.connections.stored(admin, flow.connectionId);
+    if (connection.status !== 'active') throw new ApiError('connection_not_active');
+    const { rows: mappings } = await sql<{ structure: string; version: number }>`
+      select structure, version from data_hub_mappings where id = ${flow.mappingId}`.execute(this.db());
+    if (flow.direction !== 'import' || !SKU_STRUCTURES[mappings[0].structure]) throw new ApiError('run_unsupported');
+    const override = body.overrideShrinkGuard
+      ? {
+          maxDeactivatePercent: body.overrideShrinkGuard.maxDeactivatePercent,
+          reason: body.overrideShrinkGuard.reason,
+          by: admin.staff!.email,
+        }
+      : null;
+    const insert = (em: EntityManager, status: 'queued' | 'running') =>
+      sql<{ id: string }>`
+        insert into data_hub_runs (store_id, flow_id, trigger, preview, status, requested_file, mapping_version, override, requested_by, started_at)
+        values (${admin.storeId}, ${flowId}, 'manual', ${body.preview ?? false}, ${status}, ${body.file ?? null}, ${mappings[0].version},
+                ${override ? JSON.stringify(override) : null}::jsonb, ${admin.staff!.id}, ${status === 'running' ? sql`now()` : null})
+        returning id`.execute(this.db(em));
+    if (body.preview) {
+      const { rows } = await insert(this.em, 'running');
+      await this.perform(rows[0].id);
+      return { run: await this.withFirstRows(rows[0].id), queued: false };
+    }
+    try {
+      const runId = await this.em.fork().transactional(async (em) => {
+        const { rows } = await insert(em, 'queued');
+        await this.jobs.send(RUN_JOB, { runId: rows[0].id }, { singletonKey: rows[0].id }, em);
+        return rows[0].id;
+      });
+      return { run: await this.document(runId), queued: true };
+    } catch (error) {
+      if ((error as { constraint?: string }).constraint === 'data_hub_runs_one_at_a_time_index') throw new ApiError('run_in_progress');
+      throw error;
+    }
+  }
+
+  /** The queued run's job: claimed (an attempt counted), performed, its outcome recorded. */
+  async execute(runId: string): Promise<void> {
+    const { rows } = await sql<{ attempts: number }>`
+      update data_hub_runs set status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now())
+      where id = ${runId} and status in ('queued', 'running') returning attempts`.execute(this.db());
+    if (!rows[0]) return; // finished already: a retry of a run whose outcome is recorded
+    if (rows[0].attempts > MAX_ATTEMPTS) {
+      await this.record(runId, {
+        status: 'failed',
+        error: { code: 'gave_up', message_en: `The run failed ${MAX_ATTEMPTS} times.`, message_ar: `فشل التشغيل ${MAX_ATTEMPTS} مرات.` },
+      });
+      return;
+    }
+    await this.perform(runId);
+  }
+
+  async list(admin: AdminPrincipal, flowId: string, query: ListQueryDto): Promise<{ items: RunDocument[]; nextCursor: string | null }> {
+    await this.flows.settings(admin, flowId);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const order = newestFirst('r', query.cursor);
+    const { rows } = await sql<{ doc: RunDocument; id: string; sort_at: string }>`
+      select ${DOC} as doc, r.id, ${order.sortAt} as sort_at from data_hub_runs r
+      where r.flow_id = ${flowId} and ${order.where} ${order.order} limit ${limit + 1}`.execute(this.db());
+    const page = pageOf(rows, limit);
+    return { items: page.rows.map((row) => row.doc), nextCursor: page.nextCursor };
+  }
+
+  async get(admin: AdminPrincipal, runId: string): Promise<RunDocument> {
+    await this.visible(admin, runId);
+    return this.document(runId);
+  }
+
+  /** A run's list, in the order of the file's lines, a page at a time (`cursor` is the position after which to go on). */
+  async rows(admin: AdminPrincipal, runId: string, list: RunList, query: ListQueryDto) {
+    await this.visible(admin, runId);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const after = query.cursor && /^\d{1,9}$/.test(query.cursor) ? Number(query.cursor) : 0;
+    const { rows } = await sql<StoredRunRow & { position: number }>`
+      select position, line, key, record_id, "values", errors from data_hub_run_rows
+      where run_id = ${runId} and list = ${list} and position > ${after} order by position limit ${limit + 1}`.execute(this.db());
+    const page = rows.slice(0, limit);
+    const items = page.map((row) => listItem(list, row));
+    return { items, nextCursor: rows.length > limit ? String(page[page.length - 1].position) : null };
+  }
+
+  private async perform(runId: string): Promise<void> {
+    const { rows } = await sql<ClaimedRun>`
+      select id, store_id, flow_id, preview, requested_file, mapping_version, override, attempts from data_hub_runs where id = ${runId}`.execute(
+      this.db(),
+    );
+    const run = rows[0];
+    // An attempt starts its lists afresh: what an interrupted one wrote does not count.
+    await sql`delete from data_hub_run_rows where run_id = ${runId}`.execute(this.db());
+    const { rows: flows } = await sql<{
+      connection_id: string;
+      format: 'csv';
+      encoding: 'utf-8';
+      file_template: string;
+      mode: string;
+      max_deactivate_percent: number;
+      max_deactivate_count: number;
+      mapping_id: string;
+    }>`select * from data_hub_flows where id = ${run.flow_id}`.execute(this.db());
+    const flow = flows[0];
+    const { rows: versions } = await sql<{ structure: string; fields: MappingField[] }>`
+      select m.structure, v.fields from data_hub_mappings m join data_hub_mapping_versions v on v.mapping_id = m.id and v.version = ${run.mapping_version}
+      where m.id = ${flow.mapping_id}`.execute(this.db());
+    try {
+      const connection = await this.connections.storedIn(run.store_id, flow.connection_id);
+      const outcome = await this.importer.run({
+        runId,
+        storeId: run.store_id,
+        structure: structureNamed(versions[0].structure)!,
+        fields: versions[0].fields,
+        format: flow.format,
+        encoding: flow.encoding,
+        fileTemplate: flow.file_template,
+        replace: flow.mode === 'replace',
+        shrinkGuard: { maxDeactivatePercent: flow.max_deactivate_percent, maxDeactivateCount: flow.max_deactivate_count },
+        overridePercent: run.override?.maxDeactivatePercent,
+        connector: this.connectors.of(connection.kind),
+        target: this.connections.target(connection),
+        preview: run.preview,
+        file: run.requested_file ?? undefined,
+      });
+      await this.record(runId, outcome);
+    } catch (error) {
+      this.logger.warn(`data hub run ${runId}: ${(error as Error).message}`);
+      const attempts = run.attempts;
+      if (run.preview || attempts >= MAX_ATTEMPTS) {
+        await this.record(runId, {
+          status: 'failed',
+          error: { code: 'run_failed', message_en: 'The run failed; nothing was changed.', message_ar: 'فشل التشغيل؛ لم يتغير شيء.' },
+        });
+        return;
+      }
+      await sql`update data_hub_runs set status = 'queued' where id = ${runId}`.execute(this.db());
+      throw error;
+    }
+  }
+
+  private async record(runId: string, outcome: Partial<ImportOutcome> & Pick<ImportOutcome, 'status'>): Promise<void> {
+    await sql`
+      update data_hub_runs set status = ${outcome.status}, counts = coalesce(${outcome.counts ? JSON.stringify(outcome.counts) : null}::jsonb, counts),
+        file = coalesce(${outcome.file ? JSON.stringify(outcome.file) : null}::jsonb, file),
+        refusal = ${outcome.refusal ? JSON.stringify(outcome.refusal) : null}::jsonb, error = ${outcome.error ? JSON.stringify(outcome.error) : null}::jsonb,
+        finished_at = now()
+      where id = ${runId}`.execute(this.db());
+  }
+
+  private async visible(admin: AdminPrincipal, runId: string): Promise<void> {
+    if (!UUID_PATTERN.test(runId)) throw new ApiError('NOT_FOUND');
+    const { rows } = await sql`select 1 from data_hub_runs where id = ${runId} and store_id = ${admin.storeId}`.execute(this.db());
+    if (!rows[0]) throw new ApiError('NOT_FOUND');
+  }
+
+  /** A preview's answer: the run and the first rows of each of its lists. */
+  private async withFirstRows(runId: string): Promise<RunDocument> {
+    const run = await this.document(runId);
+    const { rows } = await sql<StoredRunRow & { list: RunList }>`
+      select list, line, key, record_id, "values", errors from (
+        select *, row_number() over (partition by list order by position) as n from data_hub_run_rows where run_id = ${runId}) r
+      where n <= ${PREVIEW_ROWS} order by list, position`.execute(this.db());
+    const of = (list: RunList) => rows.filter((row) => row.list === list).map((row) => listItem(list, row));
+    return {
+      ...run,
+      rows: {
+        rejected: of('rejected'),
+        created: of('created'),
+        deactivated: of('deactivated'),
+      },
+    };
+  }
+
+  private async document(runId: string): Promise<RunDocument> {
+    const { rows } = await sql<{ doc: RunDocument }>`select ${DOC} as doc from data_hub_runs r where r.id = ${runId}`.execute(this.db());
+    return rows[0].doc;
+  }
+
+  private db(em: EntityManager = this.em): Kysely<unknown> {
+    return em.getKysely() as Kysely<unknown>;
+  }
+}
