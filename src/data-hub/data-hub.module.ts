@@ -8,6 +8,8 @@ import { FlowsController } from './flows/flows.controller.js';
 import { FlowsService } from './flows/flows.service.js';
 import { MappingsController } from './mappings/mappings.controller.js';
 import { MappingsService } from './mappings/mappings.service.js';
+import { NotificationsModule } from '../notifications/notifications.module.js';
+import { FlowDispatcher } from './runs/flow-dispatcher.js';
 import { ImportRunner } from './runs/import-runner.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsDatabase } from './runs/runs-database.js';
@@ -19,8 +21,8 @@ import { RunsService } from './runs/runs.service.js';
  * (durable jobs).
  */
 @Module({
-  imports: [DashboardModule, ConnectionsModule],
+  imports: [DashboardModule, ConnectionsModule, NotificationsModule],
   controllers: [DataHubCatalogueController, ConnectionsController, MappingsController, FlowsController, RunsController],
-  providers: [DropFilesService, MappingsService, FlowsService, RunsDatabase, ImportRunner, RunsService],
+  providers: [DropFilesService, MappingsService, FlowsService, RunsDatabase, ImportRunner, RunsService, FlowDispatcher],
 })
 export class DataHubModule {}

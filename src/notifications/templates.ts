@@ -13,6 +13,8 @@ export interface TemplateVars {
   report_delivery: { scheduleName: string; reportName: string; from: string; to: string; rows: number; fileName: string };
   /** To a schedule's owner: a delivery failed for good, and why (in the message's language). */
   report_delivery_failed: { scheduleName: string; reportName: string; dueAt: string; reason: string; attempts: number };
+  /** To a data hub flow's alert recipients: a scheduled run went missing, was refused or failed; `reason` in the message's language. */
+  data_hub_run_alert: { flowName: string; dueAt: string; status: 'missing' | 'refused' | 'failed'; reason: string };
 }
 
 export type TemplateName = keyof TemplateVars;
@@ -23,6 +25,7 @@ export const TEMPLATE_NAMES = [
   'order_confirmation',
   'report_delivery',
   'report_delivery_failed',
+  'data_hub_run_alert',
 ] as const satisfies readonly TemplateName[];
 
 export interface RenderedMessage {
@@ -183,6 +186,34 @@ const TEMPLATES: { [T in TemplateName]: Record<Locale, Renderer<T>> } = {
       ),
     }),
   },
+  data_hub_run_alert: {
+    en: ({ flowName, dueAt, status, reason }, { storeName }) => ({
+      subject: `${storeName}: the data hub flow "${flowName}" ${RUN_OUTCOME[status].en}`,
+      text: lines(
+        `The run of "${flowName}" due at ${dueAt} (UTC) ${RUN_OUTCOME[status].en}. Nothing was changed by it.`,
+        '',
+        `Why: ${reason}`,
+        '',
+        'The flow keeps its schedule. Its runs, with their counts and rows, are listed in the dashboard; mute the flow there to stop these messages.',
+      ),
+    }),
+    ar: ({ flowName, dueAt, status, reason }, { storeName }) => ({
+      subject: `${storeName}: مسار مركز البيانات «${flowName}» ${RUN_OUTCOME[status].ar}`,
+      text: lines(
+        `تشغيل «${flowName}» المستحق في ${dueAt} (بالتوقيت العالمي) ${RUN_OUTCOME[status].ar}. لم يغيّر شيئًا.`,
+        '',
+        `السبب: ${reason}`,
+        '',
+        'يحتفظ المسار بجدوله. تظهر عمليات تشغيله مع أعدادها وصفوفها في لوحة التحكم؛ اكتم المسار هناك لإيقاف هذه الرسائل.',
+      ),
+    }),
+  },
+};
+
+const RUN_OUTCOME = {
+  missing: { en: 'found no new file', ar: 'لم يجد ملفًا جديدًا' },
+  refused: { en: 'was refused by the shrink guard', ar: 'رفضه حارس التقلص' },
+  failed: { en: 'failed', ar: 'فشل' },
 };
 
 export function renderTemplate<T extends TemplateName>(

@@ -36,6 +36,7 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   '0015-data-hub-mappings': '91c60ee2b91bd6d53346772bf43077b03c3d4895b2f496f887e052773c32eb22',
   '0016-data-hub-flows': '7674f55c5a5cc15939a1c8e3fac9c2a3212ef6f6e38f6e5970146cc2d3a6ea62',
   '0017-data-hub-runs': '77c03b8511a86e1dff7c62ceec80713a9c1d7036bbb7c6537789a0fc8f83c07f',
+  '0018-data-hub-run-alerts': '391cee058e461c0b2edd8b03bd9d61e41b58b826e9e1da17c9861907d7ce46b7',
 };
 
 describe('schema', () => {

@@ -17,6 +17,7 @@ describe('recurring jobs across instances', () => {
       { name: 'account.secrets-retention', cron: '0 * * * *' },
       { name: 'auth.signing-key-rotation', cron: '0 * * * *' },
       { name: 'dashboard.sign-in-failures-retention', cron: '0 * * * *' },
+      { name: 'data-hub.flows-dispatch', cron: '* * * * *' },
       { name: 'insights.exports-expiry', cron: '*/15 * * * *' },
       { name: 'insights.schedules-dispatch', cron: '* * * * *' },
       { name: 'payments.capture-retry', cron: '* * * * *' },

@@ -57,6 +57,8 @@ const RunSchema = defineEntity({
     createdAt: createdAt(),
     startedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),
+    /** When the flow's recipients were told of this run's outcome (once). */
+    alertedAt: p.datetime().nullable(),
   },
 });
 

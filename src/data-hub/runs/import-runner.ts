@@ -46,6 +46,11 @@ export interface ImportRequest {
   preview: boolean;
   /** A file named by the request; else the newest matching the template. */
   file?: string;
+  /**
+   * A scheduled run: the files this flow imported before (by name and SHA-256). When the newest file
+   * matching the template is one of them, or there is none, the run finds no new file (`missing`).
+   */
+  imported?: { name: string; sha256: string }[];
 }
 
 export interface RunFailure {
@@ -55,7 +60,7 @@ export interface RunFailure {
 }
 
 export interface ImportOutcome {
-  status: 'succeeded' | 'failed' | 'refused';
+  status: 'succeeded' | 'failed' | 'refused' | 'missing';
   counts: RunCounts;
   file: { name: string; bytes: number; sha256: string } | null;
   refusal: Record<string, unknown> | null;
@@ -92,7 +97,23 @@ export class ImportRunner {
     let location: FileLocation | undefined;
     try {
       location = await request.connector.location!(request.target, controller.signal);
-      const chosen = await chooseFile(location, request.fileTemplate, request.file);
+      const chosen = await chooseFile(location, request.fileTemplate, request.file).catch((error: unknown) => {
+        if (request.imported && error instanceof ConnectionFailure && error.code === 'no_matching_file') return null;
+        throw error;
+      });
+      if (!chosen || (request.imported && (await alreadyImported(location, chosen, request.imported)))) {
+        const looked = chosen ? `${chosen.name} was imported already` : `no file matches ${request.fileTemplate}`;
+        return {
+          status: 'missing',
+          counts,
+          file,
+          refusal: null,
+          error: failure('no_new_file', {
+            en: `No new file: ${looked}.`,
+            ar: `لا ملف جديد: ${chosen ? `سبق استيراد ${chosen.name}` : `لا ملف يطابق ${request.fileTemplate}`}.`,
+          }),
+        };
+      }
       const hashed = hashing();
       const content = (await location.read(chosen.name)).on('error', (error) => hashed.stream.destroy(error));
       const outcome = await this.importFile(request, content.pipe(hashed.stream), counts, lists, () => {
@@ -287,6 +308,15 @@ async function chooseFile(location: FileLocation, template: string, requested?: 
     throw new ConnectionFailure('no_matching_file', { en: `Looked for: ${what}.`, ar: `المطلوب: ${what}.` });
   }
   return chosen;
+}
+
+/** Whether the file is one imported before: same name, and (read through) the same SHA-256. */
+async function alreadyImported(location: FileLocation, file: RemoteFile, imported: { name: string; sha256: string }[]): Promise<boolean> {
+  const earlier = imported.filter((candidate) => candidate.name === file.name).map((candidate) => candidate.sha256);
+  if (earlier.length === 0) return false;
+  const hash = createHash('sha256');
+  for await (const chunk of await location.read(file.name)) hash.update(chunk as Buffer);
+  return earlier.includes(hash.digest('hex'));
 }
 
 /** A pass-through that counts and hashes what the file holds. */

@@ -8,6 +8,7 @@ import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/li
 import { AppConfig } from '../../infra/config/app-config.js';
 import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
 import { JobQueue } from '../../infra/jobs/job-queue.js';
+import { NotificationsService } from '../../notifications/notifications.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { ConnectorRegistry } from '../connectors/connector-registry.js';
 import type { StartRunDto } from '../dto/run.dto.js';
@@ -18,6 +19,13 @@ import { structureNamed } from '../structures/structures.js';
 import { ImportRunner, SKU_STRUCTURES, type ImportOutcome } from './import-runner.js';
 
 export const RUN_JOB = 'data-hub.run';
+/** How long a scheduled import that found no new file waits before it looks again. */
+const WAIT_FOR_FILE_SECONDS = 300;
+const UNSUPPORTED = {
+  code: 'run_unsupported',
+  message_en: 'Runs of this flow’s kind are not available yet: stock and price imports are.',
+  message_ar: 'تشغيل هذا النوع من المسارات غير متاح بعد: المتاح استيراد المخزون والأسعار.',
+};
 const MAX_ATTEMPTS = 3;
 const PREVIEW_ROWS = 20;
 
@@ -48,6 +56,8 @@ interface ClaimedRun {
   id: string;
   store_id: string;
   flow_id: string;
+  trigger: 'manual' | 'schedule';
+  due_at: string | null;
   preview: boolean;
   requested_file: string | null;
   mapping_version: number;
@@ -72,6 +82,7 @@ export class RunsService implements OnModuleInit {
     private readonly connections: ConnectionsService,
     private readonly connectors: ConnectorRegistry,
     private readonly importer: ImportRunner,
+    private readonly notifications: NotificationsService,
   ) {}
 
   onModuleInit(): void {
@@ -173,9 +184,8 @@ export class RunsService implements OnModuleInit {
 
   private async perform(runId: string): Promise<void> {
     const { rows } = await sql<ClaimedRun>`
-      select id, store_id, flow_id, preview, requested_file, mapping_version, override, attempts from data_hub_runs where id = ${runId}`.execute(
-      this.db(),
-    );
+      select id, store_id, flow_id, trigger, due_at, preview, requested_file, mapping_version, override, attempts
+      from data_hub_runs where id = ${runId}`.execute(this.db());
     const run = rows[0];
     // An attempt starts its lists afresh: what an interrupted one wrote does not count.
     await sql`delete from data_hub_run_rows where run_id = ${runId}`.execute(this.db());
@@ -188,11 +198,18 @@ export class RunsService implements OnModuleInit {
       max_deactivate_percent: number;
       max_deactivate_count: number;
       mapping_id: string;
+      direction: string;
+      missing_after_minutes: number;
     }>`select * from data_hub_flows where id = ${run.flow_id}`.execute(this.db());
     const flow = flows[0];
     const { rows: versions } = await sql<{ structure: string; fields: MappingField[] }>`
       select m.structure, v.fields from data_hub_mappings m join data_hub_mapping_versions v on v.mapping_id = m.id and v.version = ${run.mapping_version}
       where m.id = ${flow.mapping_id}`.execute(this.db());
+    if (flow.direction !== 'import' || !SKU_STRUCTURES[versions[0].structure]) {
+      await this.record(runId, { status: 'failed', error: UNSUPPORTED });
+      return this.alert(runId);
+    }
+    const scheduled = run.trigger === 'schedule' && !run.requested_file;
     try {
       const connection = await this.connections.storedIn(run.store_id, flow.connection_id);
       const outcome = await this.importer.run({
@@ -210,8 +227,18 @@ export class RunsService implements OnModuleInit {
         target: this.connections.target(connection),
         preview: run.preview,
         file: run.requested_file ?? undefined,
+        imported: scheduled ? await this.importedFiles(run.flow_id) : undefined,
       });
+      const waitUntil = run.due_at ? new Date(run.due_at).getTime() + flow.missing_after_minutes * 60_000 : 0;
+      if (outcome.status === 'missing' && Date.now() < waitUntil) {
+        // No new file yet: look again a little later, until the flow's missing-file delay has passed.
+        const wait = Math.min(WAIT_FOR_FILE_SECONDS, Math.ceil((waitUntil - Date.now()) / 1000));
+        await sql`update data_hub_runs set status = 'queued', attempts = 0 where id = ${runId}`.execute(this.db());
+        await this.jobs.send(RUN_JOB, { runId }, { startAfter: Math.max(1, wait) });
+        return;
+      }
       await this.record(runId, outcome);
+      await this.alert(runId);
     } catch (error) {
       this.logger.warn(`data hub run ${runId}: ${(error as Error).message}`);
       const attempts = run.attempts;
@@ -220,10 +247,60 @@ export class RunsService implements OnModuleInit {
           status: 'failed',
           error: { code: 'run_failed', message_en: 'The run failed; nothing was changed.', message_ar: 'فشل التشغيل؛ لم يتغير شيء.' },
         });
-        return;
+        return this.alert(runId);
       }
       await sql`update data_hub_runs set status = 'queued' where id = ${runId}`.execute(this.db());
       throw error;
+    }
+  }
+
+  /** Files this flow imported before, by name and SHA-256 (the latest hundred runs that did). */
+  private async importedFiles(flowId: string): Promise<{ name: string; sha256: string }[]> {
+    const { rows } = await sql<{ name: string; sha256: string }>`
+      select file->>'name' as name, file->>'sha256' as sha256 from data_hub_runs
+      where flow_id = ${flowId} and status = 'succeeded' and not preview and file is not null
+      order by created_at desc limit 100`.execute(this.db());
+    return rows;
+  }
+
+  /**
+   * Tells the flow's alert recipients, once, that a scheduled run went missing, was refused or failed
+   * (unless the flow is muted). In the store's Insights language.
+   */
+  async alert(runId: string): Promise<void> {
+    const { rows } = await sql<{
+      store_id: string;
+      status: 'missing' | 'refused' | 'failed';
+      due_at: Date;
+      flow_name: string;
+      recipients: string[];
+      reason: { message_en: string; message_ar: string };
+      language: 'en' | 'ar' | null;
+    }>`
+      update data_hub_runs r set alerted_at = now()
+      from data_hub_flows f left join insights_settings s on s.store_id = f.store_id
+      where r.id = ${runId} and f.id = r.flow_id and r.trigger = 'schedule' and not r.preview and r.alerted_at is null
+        and r.status in ('missing', 'refused', 'failed') and not f.muted and cardinality(f.alert_recipients) > 0
+      returning r.store_id, r.status, r.due_at, f.name as flow_name, f.alert_recipients as recipients,
+        coalesce(r.refusal, r.error) as reason, s.language`.execute(this.db());
+    const run = rows[0];
+    if (!run) return;
+    const locale = run.language ?? 'en';
+    for (const to of run.recipients) {
+      await this.notifications
+        .send({
+          storeId: run.store_id,
+          to,
+          locale,
+          template: 'data_hub_run_alert',
+          vars: {
+            flowName: run.flow_name,
+            dueAt: new Date(run.due_at).toISOString().slice(0, 16).replace('T', ' '),
+            status: run.status,
+            reason: locale === 'ar' ? run.reason.message_ar : run.reason.message_en,
+          },
+        })
+        .catch((error: Error) => this.logger.warn(`data hub run ${runId}: an alert was not delivered: ${error.message}`));
     }
   }
 

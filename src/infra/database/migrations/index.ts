@@ -15,6 +15,7 @@ import { Migration0014DataHubConnections } from './0014-data-hub-connections.js'
 import { Migration0015DataHubMappings } from './0015-data-hub-mappings.js';
 import { Migration0016DataHubFlows } from './0016-data-hub-flows.js';
 import { Migration0017DataHubRuns } from './0017-data-hub-runs.js';
+import { Migration0018DataHubRunAlerts } from './0018-data-hub-run-alerts.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -40,4 +41,5 @@ export const MIGRATIONS = [
   { name: '0015-data-hub-mappings', class: Migration0015DataHubMappings },
   { name: '0016-data-hub-flows', class: Migration0016DataHubFlows },
   { name: '0017-data-hub-runs', class: Migration0017DataHubRuns },
+  { name: '0018-data-hub-run-alerts', class: Migration0018DataHubRunAlerts },
 ];
