@@ -810,7 +810,9 @@ async function finishWorkbook(sheets: AsyncIterator<ExcelJS.stream.xlsx.Workshee
 /** Closes the temporary file a worksheet would be read from (its `iterator`, in exceljs). */
 function closeUnread(sheet: ExcelJS.stream.xlsx.WorksheetReader): void {
   const input = (sheet as { iterator?: unknown }).iterator;
-  if (input instanceof ReadStream) input.destroy();
+  // Destroyed while its open is pending, the stream can still fail (exceljs removes the temporary file as
+  // its iteration moves on): nobody reads it any more, so that failure must not go unheard.
+  if (input instanceof ReadStream) input.on('error', ignore).destroy();
 }
 
 /**
