@@ -6,8 +6,7 @@ import type { TestStore } from '../support/fixtures.js';
 import { useTestApps } from '../support/harness.js';
 import { ARABIC } from '../support/problem.js';
 import { ok } from '../support/responses.js';
-
-const HUB = '/admin/data-hub';
+import { activeDrop, HUB, stockMapping } from './hub-fixtures.js';
 
 describe('scheduled data hub runs: once per due time, no file imported twice, missing runs alerted once (contract sections 9, 10)', () => {
   const [a, b] = useTestApps(2);
@@ -17,15 +16,7 @@ describe('scheduled data hub runs: once per due time, no file imported twice, mi
   let mapping: string;
   let sku: string;
   const call = (method: string, url: string, body?: unknown) => adminCall(a.app, method, url, owner, body);
-  const upload = async (name: string, content: string) =>
-    ok(
-      await a.app.inject({
-        method: 'PUT',
-        url: `${HUB}/connections/${drop}/files/${name}`,
-        headers: { authorization: `Bearer ${owner}`, 'content-type': 'text/csv' },
-        payload: content,
-      }),
-    );
+  let upload: (name: string, content: string) => Promise<unknown>;
   const scheduledFlow = async (template: string, extra: Record<string, unknown> = {}) =>
     ok(
       await call('POST', `${HUB}/flows`, {
@@ -57,21 +48,8 @@ describe('scheduled data hub runs: once per due time, no file imported twice, mi
   beforeAll(async () => {
     store = await a.store({ seedCatalogue: true, productCount: 10 });
     owner = await staffToken(a.app, await addStaff(a.app, store.storeId, 'owner'));
-    drop = ok(await call('POST', `${HUB}/connections`, { name: 'Drop', kind: 'platform_drop', config: { prefix: 'nightly' } }), 201).id;
-    ok(await call('POST', `${HUB}/connections/${drop}/test`));
-    ok(await call('POST', `${HUB}/connections/${drop}/activate`));
-    mapping = ok(
-      await call('POST', `${HUB}/mappings`, {
-        name: 'Stock',
-        structure: 'stock',
-        direction: 'import',
-        fields: [
-          { target: 'sku', source: 'sku' },
-          { target: 'stock', source: 'qty', transforms: [{ name: 'to_integer' }] },
-        ],
-      }),
-      201,
-    ).id;
+    ({ id: drop, upload } = await activeDrop(a.app, owner, 'nightly'));
+    mapping = await stockMapping(a.app, owner);
     [{ sku }] = await a.db.rows<{ sku: string }>(`select sku from product_variants where store_id = $1 order by sku limit 1`, [
       store.storeId,
     ]);

@@ -1,18 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOnce, ROOT } from '../support/build.js';
+import { startBuiltService } from '../support/built-service.js';
 import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
 import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
-import { freePort } from '../support/ports.js';
 import { ok } from '../support/responses.js';
-import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually } from '../support/waiting.js';
+import { activeDrop, HUB, stockMapping } from './hub-fixtures.js';
 
-const HUB = '/admin/data-hub';
 const BAD_ROWS = 300_000;
 
 /**
@@ -46,36 +45,16 @@ describe('a data hub run whose worker is killed mid-file', () => {
 
   it('leaves the catalogue as it was, then is taken up and completed once by another instance', async () => {
     const call = (method: string, url: string, body?: unknown) => adminCall(t.app, method, url, owner, body);
-    const drop = ok(await call('POST', `${HUB}/connections`, { name: 'Drop', kind: 'platform_drop', config: { prefix: '' } }), 201).id;
-    ok(await call('POST', `${HUB}/connections/${drop}/test`));
-    ok(await call('POST', `${HUB}/connections/${drop}/activate`));
-    const mapping = ok(
-      await call('POST', `${HUB}/mappings`, {
-        name: 'Stock',
-        structure: 'stock',
-        direction: 'import',
-        fields: [
-          { target: 'sku', source: 'sku' },
-          { target: 'stock', source: 'qty', transforms: [{ name: 'to_integer' }] },
-        ],
-      }),
-      201,
-    ).id;
+    const drop = await activeDrop(t.app, owner, '');
+    const mapping = await stockMapping(t.app, owner);
     // The store's SKUs first (their stock changes), then many rows rejected as they are read.
     const lines = ['sku,qty', ...skus.map((sku) => `${sku},9`)];
     for (let index = 0; index < BAD_ROWS; index++) lines.push(`X-${index},not a number`);
-    ok(
-      await t.app.inject({
-        method: 'PUT',
-        url: `${HUB}/connections/${drop}/files/stock.csv`,
-        headers: { authorization: `Bearer ${owner}`, 'content-type': 'text/csv' },
-        payload: lines.join('\n') + '\n',
-      }),
-    );
+    await drop.upload('stock.csv', lines.join('\n') + '\n');
     const flow = ok(
       await call('POST', `${HUB}/flows`, {
         name: 'Stock',
-        connectionId: drop,
+        connectionId: drop.id,
         mappingId: mapping,
         direction: 'import',
         format: 'csv',
@@ -84,34 +63,7 @@ describe('a data hub run whose worker is killed mid-file', () => {
       201,
     ).id;
 
-    const main = (await buildOnce())('src/main.js');
-    const port = await freePort();
-    let output = '';
-    child = spawn(process.execPath, [main], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: t.databaseUrl,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        SECRET_KEY: TEST_SECRET_KEY,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const ready = await eventually(
-      () =>
-        fetch(`http://127.0.0.1:${port}/health/ready`).then(
-          (response) => response.status,
-          () => 0,
-        ),
-      (status) => status === 200,
-      60_000,
-    );
-    expect(ready, output).toBe(200);
+    child = (await startBuiltService(t.databaseUrl, dataDir)).child;
 
     const queued = ok(await call('POST', `${HUB}/flows/${flow}/runs`, {}), 202);
     const rejectedSoFar = () =>

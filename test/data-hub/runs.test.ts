@@ -5,8 +5,7 @@ import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { ARABIC, expectProblem } from '../support/problem.js';
 import { ok } from '../support/responses.js';
-
-const HUB = '/admin/data-hub';
+import { activeDrop, HUB, stockMapping } from './hub-fixtures.js';
 
 describe('data hub runs: stock imports with previews, row lists and the shrink guard (contract section 9)', () => {
   const t = useTestApp();
@@ -16,15 +15,7 @@ describe('data hub runs: stock imports with previews, row lists and the shrink g
   let mapping: string;
   let skus: string[];
   const call = (method: string, url: string, body?: unknown, token = owner) => adminCall(t.app, method, url, token, body);
-  const upload = async (name: string, content: string) =>
-    ok(
-      await t.app.inject({
-        method: 'PUT',
-        url: `${HUB}/connections/${drop}/files/${name}`,
-        headers: { authorization: `Bearer ${owner}`, 'content-type': 'text/csv' },
-        payload: content,
-      }),
-    );
+  let upload: (name: string, content: string) => Promise<unknown>;
   const stockOf = async () =>
     Object.fromEntries(
       (await t.db.rows<{ sku: string; stock: number }>(`select sku, stock from product_variants where store_id = $1`, [store.storeId])).map(
@@ -55,21 +46,8 @@ describe('data hub runs: stock imports with previews, row lists and the shrink g
   beforeAll(async () => {
     store = await t.store({ seedCatalogue: true, productCount: 20 });
     owner = await staffToken(t.app, await addStaff(t.app, store.storeId, 'owner'));
-    drop = ok(await call('POST', `${HUB}/connections`, { name: 'Drop', kind: 'platform_drop', config: { prefix: 'stock' } }), 201).id;
-    ok(await call('POST', `${HUB}/connections/${drop}/test`));
-    ok(await call('POST', `${HUB}/connections/${drop}/activate`));
-    mapping = ok(
-      await call('POST', `${HUB}/mappings`, {
-        name: 'Stock',
-        structure: 'stock',
-        direction: 'import',
-        fields: [
-          { target: 'sku', source: 'SKU', transforms: [{ name: 'trim' }] },
-          { target: 'stock', source: 'الكمية', transforms: [{ name: 'to_integer' }] },
-        ],
-      }),
-      201,
-    ).id;
+    ({ id: drop, upload } = await activeDrop(t.app, owner, 'stock'));
+    mapping = await stockMapping(t.app, owner, 'SKU', 'الكمية');
     skus = Object.keys(await stockOf()).sort();
     await t.db.query(`update product_variants set stock = 5 where store_id = $1`, [store.storeId]);
   }, 120_000);

@@ -1,18 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreService } from '../../src/stores/store.service.js';
-import { buildOnce, ROOT } from '../support/build.js';
+import { startBuiltService } from '../support/built-service.js';
 import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
 import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { ok } from '../support/responses.js';
-import { startTestApp, TEST_SECRET_KEY, type TestApp } from '../support/test-app.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually } from '../support/waiting.js';
 import { daysAgo, download, expectedSearches, finished, seedSearches, xlsxRows } from './exports-support.js';
-import { freePort } from '../support/ports.js';
 
 const ROWS = 200_000;
 
@@ -46,34 +45,7 @@ describe('an export whose worker is killed mid-file', () => {
   });
 
   it('is taken up by another instance and completes with the right file', async () => {
-    const main = (await buildOnce())('src/main.js');
-    const port = await freePort();
-    let output = '';
-    child = spawn(process.execPath, [main], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        DATABASE_URL: t.databaseUrl,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        SECRET_KEY: TEST_SECRET_KEY,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const ready = await eventually(
-      () =>
-        fetch(`http://127.0.0.1:${port}/health/ready`).then(
-          (response) => response.status,
-          () => 0,
-        ),
-      (status) => status === 200,
-      60_000,
-    );
-    expect(ready, output).toBe(200);
+    child = (await startBuiltService(t.databaseUrl, dataDir)).child;
 
     const started = ok(
       await adminCall(t.app, 'POST', '/admin/insights/exports', owner, { source: { report: 'searches', params }, format: 'xlsx' }),

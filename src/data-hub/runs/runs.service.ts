@@ -237,7 +237,8 @@ export class RunsService implements OnModuleInit {
         await this.jobs.send(RUN_JOB, { runId }, { startAfter: Math.max(1, wait) });
         return;
       }
-      await this.record(runId, outcome);
+      // A run that applied its changes recorded its outcome in the same transaction.
+      if (outcome.status !== 'succeeded' || run.preview) await this.record(runId, outcome);
       await this.alert(runId);
     } catch (error) {
       this.logger.warn(`data hub run ${runId}: ${(error as Error).message}`);
