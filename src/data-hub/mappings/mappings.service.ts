@@ -12,7 +12,7 @@ import { structureNamed, type Direction } from '../structures/structures.js';
 import { checkMapping } from './mapping-check.js';
 
 const DOC = sql`json_build_object('id', m.id, 'name', v.name, 'structure', m.structure, 'direction', m.direction,
-  'fields', v.fields, 'version', m.version, 'createdAt', iso_utc(m.created_at), 'updatedAt', iso_utc(v.created_at))`;
+  'fields', v.fields, 'version', v.version, 'createdAt', iso_utc(m.created_at), 'updatedAt', iso_utc(v.created_at))`;
 
 export interface MappingDocument {
   id: string;
@@ -83,13 +83,13 @@ export class MappingsService {
   }
 
   async update(admin: AdminPrincipal, id: string, body: UpdateMappingDto): Promise<MappingDocument> {
-    await this.em.fork().transactional(async (em) => {
+    const version = await this.em.fork().transactional(async (em) => {
       const stored = await this.stored(admin, id, em);
       const fields = this.checked(stored.structure, stored.direction, body.fields);
       const name = body.name ?? (await this.version(em, id, stored.version)).name;
-      await this.next(em, stored, name, fields, null, admin);
+      return this.next(em, stored, name, fields, null, admin);
     });
-    return this.document(id);
+    return this.document(id, version);
   }
 
   /** Every version, newest first, each whole. */
@@ -103,13 +103,13 @@ export class MappingsService {
 
   /** A new version equal to `version`, checked again: a structure or transform may have changed since. */
   async restore(admin: AdminPrincipal, id: string, version: number): Promise<MappingDocument> {
-    await this.em.fork().transactional(async (em) => {
+    const written = await this.em.fork().transactional(async (em) => {
       const stored = await this.stored(admin, id, em);
       const earlier = await this.version(em, id, version);
       const fields = this.checked(stored.structure, stored.direction, earlier.fields);
-      await this.next(em, stored, earlier.name, fields, version, admin);
+      return this.next(em, stored, earlier.name, fields, version, admin);
     });
-    return this.document(id);
+    return this.document(id, written);
   }
 
   /** A mapping of the caller's store; 404 for any other id. Inside a transaction (`em`) its row is locked. */
@@ -143,12 +143,13 @@ export class MappingsService {
     fields: MappingField[],
     restoredFrom: number | null,
     admin: AdminPrincipal,
-  ): Promise<void> {
+  ): Promise<number> {
     const version = stored.version + 1;
     await sql`update data_hub_mappings set version = ${version}, name = ${name}, updated_at = now() where id = ${stored.id}`.execute(
       this.db(em),
     );
     await this.writeVersion(em, stored.id, version, name, fields, restoredFrom, admin);
+    return version;
   }
 
   private async writeVersion(
@@ -176,10 +177,12 @@ export class MappingsService {
     return rows[0];
   }
 
-  private async document(id: string): Promise<MappingDocument> {
+  /** The mapping at `version` (a change answers with the version it wrote, whatever came after), else its current one. */
+  private async document(id: string, version?: number): Promise<MappingDocument> {
     const { rows } = await sql<{ doc: MappingDocument }>`
       select ${DOC} as doc from data_hub_mappings m
-      join data_hub_mapping_versions v on v.mapping_id = m.id and v.version = m.version where m.id = ${id}`.execute(this.db());
+      join data_hub_mapping_versions v on v.mapping_id = m.id and v.version = coalesce(${version ?? null}::int, m.version)
+      where m.id = ${id}`.execute(this.db());
     return rows[0].doc;
   }
 
