@@ -9,6 +9,7 @@ import { FlowsService } from './flows/flows.service.js';
 import { MappingsController } from './mappings/mappings.controller.js';
 import { MappingsService } from './mappings/mappings.service.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
+import { ExportRunner } from './runs/export-runner.js';
 import { FlowDispatcher } from './runs/flow-dispatcher.js';
 import { ImportRunner } from './runs/import-runner.js';
 import { RunsController } from './runs/runs.controller.js';
@@ -23,6 +24,6 @@ import { RunsService } from './runs/runs.service.js';
 @Module({
   imports: [DashboardModule, ConnectionsModule, NotificationsModule],
   controllers: [DataHubCatalogueController, ConnectionsController, MappingsController, FlowsController, RunsController],
-  providers: [DropFilesService, MappingsService, FlowsService, RunsDatabase, ImportRunner, RunsService, FlowDispatcher],
+  providers: [DropFilesService, MappingsService, FlowsService, RunsDatabase, ImportRunner, ExportRunner, RunsService, FlowDispatcher],
 })
 export class DataHubModule {}

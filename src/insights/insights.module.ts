@@ -21,14 +21,16 @@ import { SchedulesController } from './schedules/schedules.controller.js';
 import { SchedulesService } from './schedules/schedules.service.js';
 import { DeliveriesService } from './schedules/deliveries.service.js';
 import { DashboardModule } from '../auth/dashboard/dashboard.module.js';
+import { ConnectionsModule } from '../data-hub/connections/connections.module.js';
 import { NotificationsModule } from '../notifications/notifications.module.js';
 
 /**
  * Insights (contract section 8): the built-in reports, the builder, measures, dimensions and status, over
- * per-store rollups; saved reports, exports, delivery schedules and settings.
+ * per-store rollups; saved reports, exports, delivery schedules (to email, or to the data hub's
+ * connections) and settings.
  */
 @Module({
-  imports: [RollupsModule, StoresModule, DashboardModule, NotificationsModule],
+  imports: [RollupsModule, StoresModule, DashboardModule, NotificationsModule, ConnectionsModule],
   controllers: [
     ReportsController,
     BuilderController,

@@ -37,6 +37,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   '0016-data-hub-flows': '7674f55c5a5cc15939a1c8e3fac9c2a3212ef6f6e38f6e5970146cc2d3a6ea62',
   '0017-data-hub-runs': '77c03b8511a86e1dff7c62ceec80713a9c1d7036bbb7c6537789a0fc8f83c07f',
   '0018-data-hub-run-alerts': '391cee058e461c0b2edd8b03bd9d61e41b58b826e9e1da17c9861907d7ce46b7',
+  '0019-insights-schedule-connections': 'a32b5039c4569a5e90dbd402a4857778e8e69ef3dad408ca95a84e177da5d5f8',
+  '0020-data-hub-imports': '96320027143e5107eae6693205cf241e76c6daec85e5cb1ac77197cf94f38765',
 };
 
 describe('schema', () => {

@@ -327,12 +327,6 @@ export const ERRORS = {
     message_en: 'A run of this flow is already queued or running. Wait for it to finish.',
     message_ar: 'يوجد تشغيل لهذا المسار في الانتظار أو قيد التنفيذ. انتظر حتى ينتهي.',
   },
-  run_unsupported: {
-    status: 409,
-    title: 'Conflict',
-    message_en: 'Runs of this flow’s kind are not available yet: stock and price imports are.',
-    message_ar: 'تشغيل هذا النوع من المسارات غير متاح بعد: المتاح استيراد المخزون والأسعار.',
-  },
   NOT_FOUND: {
     status: 404,
     title: 'Not Found',

@@ -37,6 +37,7 @@ const MESSAGES: Record<string, Message> = {
   isISO31661Alpha2: { en: 'Must be a two-letter country code (ISO 3166-1).', ar: 'يجب أن يكون رمز دولة من حرفين (ISO 3166-1).' },
   matches: { en: 'Has the wrong format.', ar: 'الصيغة غير صحيحة.' },
   notWith: (other) => ({ en: `Must not be given together with ${other}.`, ar: `يجب ألا يُرسل مع ${other}.` }),
+  onlyWith: (other) => ({ en: `Only together with ${other}.`, ar: `لا يُرسل إلا مع ${other}.` }),
 };
 const PRECEDENCE = Object.keys(MESSAGES);
 

@@ -85,3 +85,15 @@ export function NotWith(other: string) {
     },
   });
 }
+
+/** Only together with `other` set to `value` (e.g. a preview's options). */
+export function OnlyWith(other: string, value: unknown) {
+  return ValidateBy({
+    name: 'onlyWith',
+    constraints: [`${other}: ${JSON.stringify(value)}`],
+    validator: {
+      validate: (_value: unknown, args) => (args!.object as Record<string, unknown>)[other] === value,
+      defaultMessage: () => `only with ${other}: ${JSON.stringify(value)}`,
+    },
+  });
+}

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';
 import { FILE_NAME_PATTERN } from '../connectors/file-template.js';
+import { measuredStream } from '../connectors/measured-stream.js';
 import { PlatformDropConnector } from '../connectors/platform-drop.js';
 import { ConnectionsService } from './connections.service.js';
 
@@ -41,20 +41,11 @@ export class DropFilesService {
       content.resume();
       throw tooLarge();
     }
-    const hash = createHash('sha256');
-    let bytes = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        bytes += chunk.length;
-        if (bytes > DROP_FILE_MAX_BYTES) return done(tooLarge());
-        hash.update(chunk);
-        done(null, chunk);
-      },
-    });
-    content.on('error', (error) => counted.destroy(error));
-    await location.write(name, content.pipe(counted));
+    const counted = measuredStream(DROP_FILE_MAX_BYTES, tooLarge);
+    content.on('error', (error) => counted.stream.destroy(error));
+    await location.write(name, content.pipe(counted.stream));
     const written = (await location.list()).find((file) => file.name === name);
-    return { name, bytes, sha256: hash.digest('hex'), modifiedAt: (written?.modifiedAt ?? new Date()).toISOString() };
+    return { name, bytes: counted.bytes(), sha256: counted.sha256(), modifiedAt: (written?.modifiedAt ?? new Date()).toISOString() };
   }
 
   async list(admin: AdminPrincipal, id: string): Promise<{ items: DropFile[] }> {

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { SOURCE_FORMATS, type SourceFormat } from './file-fields.js';
 
 /**
@@ -34,4 +35,11 @@ export function formatOfName(name: string): SourceFormat | undefined {
   const extension = /\.([A-Za-z]+)$/.exec(name)?.[1]?.toLowerCase();
   if (extension === 'ndjson') return 'jsonl';
   return (SOURCE_FORMATS as readonly string[]).includes(extension ?? '') ? (extension as SourceFormat) : undefined;
+}
+
+/** An export's file name: the template's tokens filled in with `at` as read in `timezone` (`*` is not allowed). */
+export function renderTemplate(template: string, at: Date, timezone: string): string {
+  if (!TEMPLATE_SHAPE.test(template) || template.includes('*')) throw new Error(`not an export file name template: ${template}`);
+  const local = DateTime.fromJSDate(at, { zone: timezone });
+  return template.replace(/\{(yyyy|yy|MM|dd|HH|mm|ss)\}/g, (_token, name: string) => local.toFormat(name));
 }

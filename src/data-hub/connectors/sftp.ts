@@ -142,6 +142,9 @@ export class SftpConnector implements Connector {
       throw failureOf(error);
     });
     sftp.on('error', ignore);
+    // SFTP is requests and their answers: with Nagle's algorithm each small request waits for the
+    // server's delayed acknowledgement (a 14 MB export took 18 s instead of 1.3 s).
+    client.setNoDelay(true);
     const location = new SftpLocation(sftp, config.basePath, lost, () => client.end());
     return { location, hostKey: presented! };
   }
@@ -174,12 +177,16 @@ class SftpLocation implements FileLocation {
     return this.sftp.createReadStream(this.path(name)).on('error', ignore);
   }
 
-  /** Written beside its name and renamed into place, so a reader never takes a half-written file. */
+  /**
+   * Written beside its name (a hidden `.partial` file of the same folder) and renamed into place once
+   * whole, replacing what was there: a reader never takes a half-written file, and a write that fails
+   * leaves nothing under the name (its partial file is deleted, unless the connection went with it).
+   */
   async write(name: string, content: Readable): Promise<void> {
     const partial = this.path(`.${name}.${randomBytes(4).toString('hex')}.partial`);
     try {
       await Promise.race([pipeline(content, this.sftp.createWriteStream(partial)), this.lost]);
-      await this.call((done) => this.sftp.ext_openssh_rename(partial, this.path(name), done));
+      await this.call((done) => this.replace(partial, this.path(name), done));
     } catch (error) {
       if (!this.closed) await this.call((done) => this.sftp.unlink(partial, done)).catch(() => undefined);
       throw this.failure(error);
@@ -196,6 +203,19 @@ class SftpLocation implements FileLocation {
 
   private path(name: string): string {
     return posix.join(this.basePath, name);
+  }
+
+  /**
+   * Renames `from` over `to`. SFTP's own rename (version 3) refuses an existing target, so OpenSSH's
+   * posix-rename extension, which replaces it at once, is used where the server offers it; elsewhere the
+   * old file is deleted first. ssh2 throws at once for an extension the server did not announce.
+   */
+  private replace(from: string, to: string, done: (error: Error | null | undefined) => void): void {
+    try {
+      this.sftp.ext_openssh_rename(from, to, done);
+    } catch {
+      this.sftp.unlink(to, () => this.sftp.rename(from, to, done));
+    }
   }
 
   private call<T>(operation: (done: (error: Error | null | undefined, value?: T) => void) => void): Promise<T> {

@@ -73,7 +73,8 @@ export class ShrinkGuardDto {
 
 const TEMPLATE_DOC = {
   example: 'stock-{yyyy}{MM}{dd}.csv',
-  description: 'Imports read the newest unprocessed file matching it; exports name their file by it.',
+  description:
+    'Imports read the newest unprocessed file matching it (`*` matches any characters); exports name their file by it, its tokens filled in with the run’s start in the flow’s schedule’s time zone, else the store’s (no `*`).',
 };
 
 function FileTemplateField() {

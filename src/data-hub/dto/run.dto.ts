@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { OptionalField, TextField } from '../../common/validation/fields.js';
+import { OnlyWith, OptionalField, TextField } from '../../common/validation/fields.js';
 import { FILE_NAME_PATTERN } from '../connectors/file-template.js';
 
 export class ShrinkGuardOverrideDto {
@@ -24,6 +24,20 @@ export class StartRunDto {
   @OptionalField()
   @IsBoolean()
   preview?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 10_000,
+    description:
+      'A preview of the file’s first rows only, answered at once: their counts and lists. What `replace` would deactivate is not judged from part of a file.',
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  @OnlyWith('preview', true)
+  firstRows?: number;
 
   @ApiPropertyOptional({ description: 'A file at the source to run on, instead of the newest matching the template.' })
   @OptionalField()

@@ -43,6 +43,8 @@ const RunSchema = defineEntity({
     /** A scheduled run's due time: each is run once. */
     dueAt: p.datetime().nullable(),
     requestedFile: p.string().length(200).nullable(),
+    /** A preview of the file's first rows only. */
+    firstRows: p.integer().nullable(),
     mappingVersion: p.integer(),
     counts: p
       .json<RunCounts>()

@@ -144,6 +144,12 @@ export class FlowsService {
         ar: `الربط مخصص لـ ${mappings[0].direction}، وهذا المسار لـ ${settings.direction}.`,
       });
     }
+    if (settings.direction === 'export' && settings.fileTemplate.includes('*')) {
+      throw invalidField('fileTemplate', 'wildcard_in_export', {
+        en: 'An export writes one file by this name: * stands for any characters and names none. Use letters, digits, . _ - and the date tokens ({yyyy}{MM}{dd}…).',
+        ar: 'يكتب التصدير ملفًا واحدًا بهذا الاسم: يدل * على أي محارف ولا يسمّي ملفًا. استخدم الحروف والأرقام و. _ - ورموز التاريخ ({yyyy}{MM}{dd}…).',
+      });
+    }
     if (connections[0].kind === 'database_read' && settings.direction === 'export') {
       throw invalidField('connectionId', 'read_only', {
         en: 'A database_read connection can only be imported from.',

@@ -1,51 +1,33 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { PoolClient } from 'pg';
 import type { Bilingual } from '../../common/bilingual.js';
 import {
-  applySkuImport,
-  createSkuStaging,
-  planSkuImport,
-  SKU_STAGING,
-  skusToDeactivate,
-  type SkuImportColumn,
-} from '../../storefront/catalogue/sku-import.js';
+  createImportTables,
+  dropImportTables,
+  IMPORT_OUTCOME,
+  IMPORT_STAGING,
+  type StagedType,
+} from '../../infra/database/record-import.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';
-import type { ConnectionTarget, Connector, FileLocation, RemoteFile } from '../connectors/connector.js';
-import type { SourceFormat } from '../connectors/file-fields.js';
+import type { FileLocation, RemoteFile } from '../connectors/connector.js';
 import { templatePattern } from '../connectors/file-template.js';
-import type { MappingField } from '../entities/mapping.entity.js';
+import { measuredStream } from '../connectors/measured-stream.js';
 import type { RunCounts } from '../entities/run.entity.js';
-import type { Structure } from '../structures/structures.js';
-import { FileRowsError, isRowProblem, readRows, type FileEncoding } from './file-rows.js';
+import type { FieldValue } from '../structures/structures.js';
+import { FileRowsError, isRowProblem, readRows } from './file-rows.js';
 import { RowMapper } from './row-mapper.js';
-import { RunRowsWriter } from './run-rows.js';
+import type { RunRequest } from './run-request.js';
+import { RunRowsWriter, type RunRowInput } from './run-rows.js';
+import { RECORD_IMPORTS } from './record-imports.js';
 import { RunsDatabase } from './runs-database.js';
 
-/** The structures a run can import so far, and the variant columns each writes. */
-export const SKU_STRUCTURES: Record<string, readonly SkuImportColumn[]> = {
-  stock: ['stock'],
-  prices: ['price', 'compare_at_price'],
-};
-
-export interface ImportRequest {
-  runId: string;
-  storeId: string;
-  structure: Structure;
-  fields: readonly MappingField[];
-  format: SourceFormat;
-  encoding: FileEncoding;
-  fileTemplate: string;
+export interface ImportRequest extends RunRequest {
   replace: boolean;
   shrinkGuard: { maxDeactivatePercent: number; maxDeactivateCount: number };
   /** A one-time threshold that replaces the flow's for this run (the count limit is lifted with it). */
   overridePercent?: number;
-  connector: Connector;
-  target: ConnectionTarget;
-  preview: boolean;
-  /** A file named by the request; else the newest matching the template. */
-  file?: string;
   /**
    * A scheduled run: the files this flow imported before (by name and SHA-256). When the newest file
    * matching the template is one of them, or there is none, the run finds no new file (`missing`).
@@ -62,7 +44,8 @@ export interface RunFailure {
 export interface ImportOutcome {
   status: 'succeeded' | 'failed' | 'refused' | 'missing';
   counts: RunCounts;
-  file: { name: string; bytes: number; sha256: string } | null;
+  /** The file read; `sha256` is null when only its first rows were. */
+  file: { name: string; bytes: number; sha256: string | null } | null;
   refusal: Record<string, unknown> | null;
   error: RunFailure | null;
 }
@@ -114,10 +97,32 @@ export class ImportRunner {
           }),
         };
       }
-      const hashed = hashing();
+      const changed = (now: { en: string; ar: string }) =>
+        new RunStopped({
+          status: 'failed',
+          refusal: null,
+          error: failure('file_changed', {
+            en: `${chosen.name} changed while it was read (${chosen.bytes} bytes when the run began, ${now.en}): nothing was imported. Run again once the file is complete.`,
+            ar: `تغيّر ${chosen.name} أثناء قراءته (${chosen.bytes} بايت عند بدء التشغيل، ${now.ar}): لم يُستورد شيء. شغّله مجددًا حين يكتمل الملف.`,
+          }),
+        });
+      // A file still being written is read no further than it was long when the run began.
+      const hashed = measuredStream(chosen.bytes, () => changed({ en: 'longer now', ar: 'وهو أطول الآن' }));
       const content = (await location.read(chosen.name)).on('error', (error) => hashed.stream.destroy(error));
-      const outcome = await this.importFile(request, content.pipe(hashed.stream), counts, lists, () => {
-        file = { name: chosen.name, bytes: hashed.bytes(), sha256: hashed.digest() };
+      const outcome = await this.importFile(request, content.pipe(hashed.stream), counts, lists, async (whole) => {
+        if (!whole) return (file = { name: chosen.name, bytes: chosen.bytes, sha256: null });
+        file = { name: chosen.name, bytes: hashed.bytes(), sha256: hashed.sha256() };
+        const now = (await location!.list()).find((candidate) => candidate.name === chosen.name);
+        if (!now || now.bytes !== chosen.bytes || now.modifiedAt.getTime() !== chosen.modifiedAt.getTime() || file.bytes !== chosen.bytes) {
+          throw changed(
+            now
+              ? {
+                  en: `${now.bytes} bytes now, modified ${now.modifiedAt.toISOString()}`,
+                  ar: `و${now.bytes} بايت الآن، عُدّل ${now.modifiedAt.toISOString()}`,
+                }
+              : { en: 'gone now', ar: 'ولم يعد موجودًا' },
+          );
+        }
         return file;
       });
       await lists.flush();
@@ -140,9 +145,9 @@ export class ImportRunner {
     content: Readable,
     counts: RunCounts,
     lists: RunRowsWriter,
-    fileRead: () => ImportOutcome['file'],
+    /** Called once the rows are read (all of them, or not): the file as read, if it did not change meanwhile. */
+    finishReading: (whole: boolean) => Promise<ImportOutcome['file']>,
   ): Promise<Pick<ImportOutcome, 'status' | 'refusal' | 'error'>> {
-    const columns = SKU_STRUCTURES[request.structure.name];
     const mapper = new RowMapper(request.structure, request.fields);
     const rows = readRows(content, { format: request.format, encoding: request.encoding, columns: mapper.sources });
     const header = await rows.header;
@@ -159,12 +164,21 @@ export class ImportRunner {
         });
       }
     }
+    const importer = RECORD_IMPORTS[request.structure.name];
     const client = await this.database.pool.connect();
     try {
       await client.query('begin');
-      await createSkuStaging(client);
-      const staged = new StagingBatch(client, columns);
+      await createImportTables(client, importer);
+      // A preview cannot write: only the session's temporary tables take rows.
+      if (request.preview) await client.query('set local transaction_read_only = on');
+      const staged = new StagingBatch(client, request.structure.key, importer.fileColumns);
+      const replace = request.replace && request.firstRows === undefined;
+      let whole = true;
       for await (const item of rows) {
+        if (counts.read === request.firstRows) {
+          whole = false;
+          break;
+        }
         counts.read++;
         if (isRowProblem(item)) {
           counts.rejected++;
@@ -188,31 +202,17 @@ export class ImportRunner {
         await staged.add(item.line, mapped.values);
       }
       await staged.flush();
-      fileRead();
+      const file = await finishReading(whole);
       await this.rejectDuplicates(client, counts, lists);
-      const plan = await planSkuImport(client, request.storeId, columns);
-      for (const unknown of plan.unknown) {
+      const plan = await importer.plan(client, request.storeId);
+      for (const rejection of plan.rejected) {
         counts.rejected++;
-        await lists.add('rejected', {
-          line: unknown.line,
-          key: unknown.key,
-          errors: [
-            {
-              field: request.structure.key,
-              code: 'unknown_key',
-              message_en: `The store has no ${request.structure.key} ${unknown.key}.`,
-              message_ar: `لا يوجد في المتجر ${request.structure.key} ${unknown.key}.`,
-            },
-          ],
-        });
+        await lists.add('rejected', rejection as unknown as RunRowInput);
       }
-      await client.query(
-        `delete from ${SKU_STAGING} s where not exists (select 1 from product_variants v where v.store_id = $1 and v.sku = s.key)`,
-        [request.storeId],
-      );
+      counts.created = plan.created;
       counts.changed = plan.changed;
       counts.unchanged = plan.unchanged;
-      counts.deactivated = request.replace ? plan.wouldDeactivate : 0;
+      counts.deactivated = replace ? plan.wouldDeactivate : 0;
       if (counts.read !== counts.created + counts.changed + counts.unchanged + counts.rejected) {
         throw new Error(`run ${request.runId}: counts do not add up: ${JSON.stringify(counts)}`);
       }
@@ -223,20 +223,19 @@ export class ImportRunner {
           error: failure('no_rows', { en: 'The file holds no rows: nothing was imported.', ar: 'لا يحوي الملف أي صفوف: لم يُستورد شيء.' }),
         });
       }
-      if (request.replace) this.guard(request, plan.wouldDeactivate, plan.activeRecords);
+      if (replace) this.guard(request, plan.wouldDeactivate, plan.activeRecords);
       if (request.preview) {
-        if (request.replace) for (const row of await skusToDeactivate(client, request.storeId)) await lists.add('deactivated', row);
-        await client.query('rollback');
+        await importer.listPlanned(client, request.storeId, replace);
+        await client.query('commit');
+        await keepOutcome(client, request.runId);
         return { status: 'succeeded', refusal: null, error: null };
       }
-      const applied = await applySkuImport(client, request.storeId, columns, request.replace);
-      const deactivatedLists = new RunRowsWriter(client, request.runId);
-      for (const row of applied.deactivated) await deactivatedLists.add('deactivated', row);
-      await deactivatedLists.flush();
+      await importer.apply(client, request.storeId, request.replace);
+      await keepOutcome(client, request.runId);
       await client.query(`update data_hub_runs set status = 'succeeded', counts = $2, file = $3, finished_at = now() where id = $1`, [
         request.runId,
         JSON.stringify(counts),
-        JSON.stringify(fileRead()),
+        JSON.stringify(file),
       ]);
       await client.query('commit');
       return { status: 'succeeded', refusal: null, error: null };
@@ -244,6 +243,7 @@ export class ImportRunner {
       await client.query('rollback').catch(() => undefined);
       throw error;
     } finally {
+      await dropImportTables(client).catch(() => undefined);
       client.release();
     }
   }
@@ -251,7 +251,7 @@ export class ImportRunner {
   /** A key the file holds twice: its first row counts, each later one is rejected naming the first. */
   private async rejectDuplicates(client: PoolClient, counts: RunCounts, lists: RunRowsWriter): Promise<void> {
     const { rows } = await client.query<{ line: number; key: string; first: number }>(
-      `delete from ${SKU_STAGING} s using (select line, min(line) over (partition by key) as first from ${SKU_STAGING}) d
+      `delete from ${IMPORT_STAGING} s using (select line, min(line) over (partition by key) as first from ${IMPORT_STAGING}) d
        where s.line = d.line and d.line <> d.first returning s.line, s.key, d.first`,
     );
     for (const row of rows.sort((a, b) => a.line - b.line)) {
@@ -319,50 +319,48 @@ async function alreadyImported(location: FileLocation, file: RemoteFile, importe
   return earlier.includes(hash.digest('hex'));
 }
 
-/** A pass-through that counts and hashes what the file holds. */
-function hashing() {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  let digest: string | undefined;
-  const stream = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      bytes += chunk.length;
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-  return { stream, bytes: () => bytes, digest: () => (digest ??= hash.digest('hex')) };
+/** What a run created and deactivated (or would), into its lists: created in the file's order, deactivated by key. */
+async function keepOutcome(client: PoolClient, runId: string): Promise<void> {
+  await client.query(
+    `insert into data_hub_run_rows (run_id, list, position, line, key, record_id)
+     select $1, list, row_number() over (partition by list order by line, key), line, key, record_id from ${IMPORT_OUTCOME}`,
+    [runId],
+  );
 }
 
 /** Valid rows into the staging table, several thousand per statement. */
 class StagingBatch {
+  private readonly columns: [string, StagedType][];
   private lines: number[] = [];
   private keys: string[] = [];
-  private values: Record<SkuImportColumn, (number | null)[]> = { stock: [], price: [], compare_at_price: [] };
+  private values: FieldValue[][];
 
   constructor(
     private readonly client: PoolClient,
-    private readonly columns: readonly SkuImportColumn[],
-  ) {}
+    private readonly keyField: string,
+    columns: Readonly<Record<string, StagedType>>,
+  ) {
+    this.columns = Object.entries(columns);
+    this.values = this.columns.map(() => []);
+  }
 
-  async add(line: number, row: Record<string, unknown>): Promise<void> {
+  async add(line: number, row: Record<string, FieldValue>): Promise<void> {
     this.lines.push(line);
-    this.keys.push(row.sku as string);
-    for (const column of ['stock', 'price', 'compare_at_price'] as const) {
-      this.values[column].push(this.columns.includes(column) ? ((row[column] as number | null | undefined) ?? null) : null);
-    }
+    this.keys.push(row[this.keyField] as string);
+    this.columns.forEach(([name], index) => this.values[index].push(row[name] ?? null));
     if (this.lines.length >= BATCH_ROWS) await this.flush();
   }
 
   async flush(): Promise<void> {
     if (this.lines.length === 0) return;
+    const arrays = this.columns.map(([, type], index) => `$${index + 3}::${type}[]`);
     await this.client.query(
-      `insert into ${SKU_STAGING} (line, key, stock, price, compare_at_price)
-       select * from unnest($1::int[], $2::text[], $3::int[], $4::int[], $5::int[])`,
-      [this.lines, this.keys, this.values.stock, this.values.price, this.values.compare_at_price],
+      `insert into ${IMPORT_STAGING} (line, key${this.columns.map(([name]) => `, ${name}`).join('')})
+       select * from unnest($1::int[], $2::text[]${arrays.map((array) => `, ${array}`).join('')})`,
+      [this.lines, this.keys, ...this.values],
     );
     this.lines = [];
     this.keys = [];
-    this.values = { stock: [], price: [], compare_at_price: [] };
+    this.values = this.columns.map(() => []);
   }
 }

@@ -22,7 +22,7 @@ export class RunsController {
   })
   @ApiOkResponse({ description: 'The preview run.' })
   @ApiAcceptedResponse({ description: 'The queued run.' })
-  @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED', 'connection_not_active', 'run_in_progress', 'run_unsupported'], 'admin')
+  @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED', 'connection_not_active', 'run_in_progress'], 'admin')
   async start(
     @Param('id') id: string,
     @Body() body: StartRunDto,

@@ -16,22 +16,19 @@ import type { MappingField } from '../entities/mapping.entity.js';
 import type { RunList } from '../entities/run.entity.js';
 import { FlowsService } from '../flows/flows.service.js';
 import { structureNamed } from '../structures/structures.js';
-import { ImportRunner, SKU_STRUCTURES, type ImportOutcome } from './import-runner.js';
+import { ExportRunner } from './export-runner.js';
+import { ImportRunner, type ImportOutcome } from './import-runner.js';
+import type { RunRequest } from './run-request.js';
 
 export const RUN_JOB = 'data-hub.run';
 /** How long a scheduled import that found no new file waits before it looks again. */
 const WAIT_FOR_FILE_SECONDS = 300;
-const UNSUPPORTED = {
-  code: 'run_unsupported',
-  message_en: 'Runs of this flow’s kind are not available yet: stock and price imports are.',
-  message_ar: 'تشغيل هذا النوع من المسارات غير متاح بعد: المتاح استيراد المخزون والأسعار.',
-};
 const MAX_ATTEMPTS = 3;
 const PREVIEW_ROWS = 20;
 
 const DOC = sql`json_build_object(
   'id', r.id, 'flowId', r.flow_id, 'trigger', r.trigger, 'preview', r.preview, 'status', r.status, 'counts', r.counts,
-  'file', r.file, 'mappingVersion', r.mapping_version, 'refusal', r.refusal, 'override', r.override, 'error', r.error,
+  'file', r.file, 'firstRows', r.first_rows, 'mappingVersion', r.mapping_version, 'refusal', r.refusal, 'override', r.override, 'error', r.error,
   'createdAt', iso_utc(r.created_at), 'startedAt', iso_utc(r.started_at), 'finishedAt', iso_utc(r.finished_at))`;
 
 export type RunDocument = Record<string, unknown> & { id: string; status: string };
@@ -60,6 +57,7 @@ interface ClaimedRun {
   due_at: string | null;
   preview: boolean;
   requested_file: string | null;
+  first_rows: number | null;
   mapping_version: number;
   override: { maxDeactivatePercent: number } | null;
   attempts: number;
@@ -82,6 +80,7 @@ export class RunsService implements OnModuleInit {
     private readonly connections: ConnectionsService,
     private readonly connectors: ConnectorRegistry,
     private readonly importer: ImportRunner,
+    private readonly exporter: ExportRunner,
     private readonly notifications: NotificationsService,
   ) {}
 
@@ -103,9 +102,8 @@ export class RunsService implements OnModuleInit {
     const flow = await this.flows.settings(admin, flowId);
     const connection = await this.connections.stored(admin, flow.connectionId);
     if (connection.status !== 'active') throw new ApiError('connection_not_active');
-    const { rows: mappings } = await sql<{ structure: string; version: number }>`
-      select structure, version from data_hub_mappings where id = ${flow.mappingId}`.execute(this.db());
-    if (flow.direction !== 'import' || !SKU_STRUCTURES[mappings[0].structure]) throw new ApiError('run_unsupported');
+    const { rows: mappings } = await sql<{ version: number }>`
+      select version from data_hub_mappings where id = ${flow.mappingId}`.execute(this.db());
     const override = body.overrideShrinkGuard
       ? {
           maxDeactivatePercent: body.overrideShrinkGuard.maxDeactivatePercent,
@@ -115,8 +113,8 @@ export class RunsService implements OnModuleInit {
       : null;
     const insert = (em: EntityManager, status: 'queued' | 'running') =>
       sql<{ id: string }>`
-        insert into data_hub_runs (store_id, flow_id, trigger, preview, status, requested_file, mapping_version, override, requested_by, started_at)
-        values (${admin.storeId}, ${flowId}, 'manual', ${body.preview ?? false}, ${status}, ${body.file ?? null}, ${mappings[0].version},
+        insert into data_hub_runs (store_id, flow_id, trigger, preview, status, requested_file, first_rows, mapping_version, override, requested_by, started_at)
+        values (${admin.storeId}, ${flowId}, 'manual', ${body.preview ?? false}, ${status}, ${body.file ?? null}, ${body.firstRows ?? null}, ${mappings[0].version},
                 ${override ? JSON.stringify(override) : null}::jsonb, ${admin.staff!.id}, ${status === 'running' ? sql`now()` : null})
         returning id`.execute(this.db(em));
     if (body.preview) {
@@ -184,7 +182,7 @@ export class RunsService implements OnModuleInit {
 
   private async perform(runId: string): Promise<void> {
     const { rows } = await sql<ClaimedRun>`
-      select id, store_id, flow_id, trigger, due_at, preview, requested_file, mapping_version, override, attempts
+      select id, store_id, flow_id, trigger, due_at, preview, requested_file, first_rows, mapping_version, override, attempts
       from data_hub_runs where id = ${runId}`.execute(this.db());
     const run = rows[0];
     // An attempt starts its lists afresh: what an interrupted one wrote does not count.
@@ -205,14 +203,10 @@ export class RunsService implements OnModuleInit {
     const { rows: versions } = await sql<{ structure: string; fields: MappingField[] }>`
       select m.structure, v.fields from data_hub_mappings m join data_hub_mapping_versions v on v.mapping_id = m.id and v.version = ${run.mapping_version}
       where m.id = ${flow.mapping_id}`.execute(this.db());
-    if (flow.direction !== 'import' || !SKU_STRUCTURES[versions[0].structure]) {
-      await this.record(runId, { status: 'failed', error: UNSUPPORTED });
-      return this.alert(runId);
-    }
     const scheduled = run.trigger === 'schedule' && !run.requested_file;
     try {
       const connection = await this.connections.storedIn(run.store_id, flow.connection_id);
-      const outcome = await this.importer.run({
+      const request: RunRequest = {
         runId,
         storeId: run.store_id,
         structure: structureNamed(versions[0].structure)!,
@@ -220,13 +214,22 @@ export class RunsService implements OnModuleInit {
         format: flow.format,
         encoding: flow.encoding,
         fileTemplate: flow.file_template,
-        replace: flow.mode === 'replace',
-        shrinkGuard: { maxDeactivatePercent: flow.max_deactivate_percent, maxDeactivateCount: flow.max_deactivate_count },
-        overridePercent: run.override?.maxDeactivatePercent,
+        file: run.requested_file ?? undefined,
         connector: this.connectors.of(connection.kind),
         target: this.connections.target(connection),
         preview: run.preview,
-        file: run.requested_file ?? undefined,
+        firstRows: run.first_rows ?? undefined,
+      };
+      if (flow.direction === 'export') {
+        // An export reads the store, not a file: no file to wait for, and its outcome is recorded here.
+        await this.record(runId, await this.exporter.run(request));
+        return await this.alert(runId);
+      }
+      const outcome = await this.importer.run({
+        ...request,
+        replace: flow.mode === 'replace',
+        shrinkGuard: { maxDeactivatePercent: flow.max_deactivate_percent, maxDeactivateCount: flow.max_deactivate_count },
+        overridePercent: run.override?.maxDeactivatePercent,
         imported: scheduled ? await this.importedFiles(run.flow_id) : undefined,
       });
       const waitUntil = run.due_at ? new Date(run.due_at).getTime() + flow.missing_after_minutes * 60_000 : 0;

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -9,21 +9,26 @@ import {
   IsIn,
   IsInt,
   IsObject,
+  IsString,
   IsUUID,
   Matches,
   Max,
+  MaxLength,
   Min,
   ValidateBy,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { EmailField, OptionalField, TextField } from '../../common/validation/fields.js';
+import { FILE_NAME_PATTERN, renderTemplate, TEMPLATE_SHAPE } from '../../data-hub/connectors/file-template.js';
 import { DELIVERY_STATUSES, DELIVERY_TRIGGERS } from '../entities/insights-delivery.entity.js';
 import { FILE_FORMATS, type FileFormat } from '../exports/report-file.js';
 import { FREQUENCIES, WEEKDAYS, type Frequency, type Weekday } from '../schedules/cadence.js';
 import { ExportErrorDoc } from './exports.dto.js';
 
 export const MAX_RECIPIENTS = 20;
+
+export type ScheduleDestinationDto = EmailDestinationDto | ConnectionDestinationDto;
 
 /** Given only with the cadence's `frequency` of `frequency`. */
 function OnlyFor(frequency: Frequency) {
@@ -66,13 +71,18 @@ export class CadenceDto {
   dayOfMonth?: number;
 }
 
-export class EmailDestinationDto {
-  @ApiProperty({
-    enum: ['email'],
-    description: 'Email, with the file attached (delivery to a data hub connection comes with the data hub).',
-  })
-  @IsIn(['email'])
-  kind: 'email';
+const DESTINATION_KINDS = ['email', 'connection'] as const;
+
+/** What every destination has: its `kind`, which decides the rest of its shape. */
+class DestinationDto {
+  @ApiProperty({ enum: DESTINATION_KINDS })
+  @IsIn(DESTINATION_KINDS)
+  kind: (typeof DESTINATION_KINDS)[number];
+}
+
+export class EmailDestinationDto extends DestinationDto {
+  @ApiProperty({ enum: ['email'], description: 'Email, with the file attached (up to 10 MB).' })
+  override kind: 'email';
 
   @ApiProperty({ type: [String], example: ['owner@shop.example'], maxItems: MAX_RECIPIENTS })
   @IsArray()
@@ -82,6 +92,58 @@ export class EmailDestinationDto {
   @EmailField({ each: true })
   recipients: string[];
 }
+
+/** A template an export fills in: the data hub's shape without `*`, naming one file the data hub accepts. */
+function namesOneFile(value: unknown): boolean {
+  return (
+    typeof value === 'string' &&
+    TEMPLATE_SHAPE.test(value) &&
+    !value.includes('*') &&
+    FILE_NAME_PATTERN.test(renderTemplate(value, new Date(0), 'UTC'))
+  );
+}
+
+export class ConnectionDestinationDto extends DestinationDto {
+  @ApiProperty({
+    enum: ['connection'],
+    description:
+      'Pro plan: the file written to a data hub file connection of the store (sftp, object_storage or platform_drop), which must be active when a delivery is made. No size limit.',
+  })
+  override kind: 'connection';
+
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  connectionId: string;
+
+  @ApiProperty({
+    example: 'sales-{yyyy}{MM}{dd}.csv',
+    maxLength: 200,
+    description:
+      'The file’s name: letters, digits, `.`, `_`, `-` and the tokens {yyyy} {yy} {MM} {dd} {HH} {mm} {ss}, filled in with the due time in the store’s time zone; its extension is the schedule’s format. A file of that name is replaced.',
+  })
+  @IsString()
+  @MaxLength(200)
+  // Named `matches`: a field of the wrong shape, as the data hub's own file templates are reported.
+  @ValidateBy({ name: 'matches', validator: { validate: namesOneFile, defaultMessage: () => 'must be a file name template without *' } })
+  pathTemplate: string;
+}
+
+/** The destination's class by its `kind`; an unknown kind is checked as `DestinationDto`, and refused. */
+const DESTINATION_TYPE = {
+  discriminator: {
+    property: 'kind',
+    subTypes: [
+      { name: 'email', value: EmailDestinationDto },
+      { name: 'connection', value: ConnectionDestinationDto },
+    ],
+  },
+  keepDiscriminatorProperty: true,
+};
+
+const DESTINATION_SCHEMA = {
+  oneOf: [{ $ref: getSchemaPath(EmailDestinationDto) }, { $ref: getSchemaPath(ConnectionDestinationDto) }],
+  discriminator: { propertyName: 'kind' },
+};
 
 export class CreateScheduleDto {
   @ApiProperty({ format: 'uuid', description: 'The saved report it delivers.' })
@@ -102,11 +164,11 @@ export class CreateScheduleDto {
   @IsIn(FILE_FORMATS)
   format: FileFormat;
 
-  @ApiProperty({ type: EmailDestinationDto })
+  @ApiProperty(DESTINATION_SCHEMA)
   @IsObject()
   @ValidateNested()
-  @Type(() => EmailDestinationDto)
-  destination: EmailDestinationDto;
+  @Type(() => DestinationDto, DESTINATION_TYPE)
+  destination: ScheduleDestinationDto;
 
   @ApiPropertyOptional({ default: false, description: 'A due time whose report has no rows is recorded as skipped, and nothing is sent.' })
   @OptionalField()
@@ -143,12 +205,12 @@ export class UpdateScheduleDto {
   @IsIn(FILE_FORMATS)
   format?: FileFormat;
 
-  @ApiPropertyOptional({ type: EmailDestinationDto })
+  @ApiPropertyOptional(DESTINATION_SCHEMA)
   @OptionalField()
   @IsObject()
   @ValidateNested()
-  @Type(() => EmailDestinationDto)
-  destination?: EmailDestinationDto;
+  @Type(() => DestinationDto, DESTINATION_TYPE)
+  destination?: ScheduleDestinationDto;
 
   @ApiPropertyOptional()
   @OptionalField()
@@ -175,7 +237,12 @@ export class DeliveryDoc {
   @ApiProperty({ type: 'integer' }) attempts: number;
   @ApiProperty({ type: 'integer', nullable: true }) rows: number | null;
   @ApiProperty({ type: 'integer', nullable: true }) bytes: number | null;
-  @ApiProperty({ type: [String], description: 'Recipients whose email has gone out.' }) sentTo: string[];
+  @ApiProperty({
+    type: [String],
+    description:
+      'Recipients whose email has gone out; or, to a connection, the connection’s name and the file written (`Drop/sales-20260105.csv`).',
+  })
+  sentTo: string[];
   @ApiPropertyOptional({ type: ExportErrorDoc, description: 'Why the last attempt failed.' }) error?: ExportErrorDoc;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) startedAt: string | null;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true }) finishedAt: string | null;
@@ -193,7 +260,7 @@ export class ScheduleDoc {
   @ApiProperty({ type: CadenceDto }) cadence: CadenceDto;
   @ApiProperty({ example: 'Asia/Riyadh', description: 'The store’s time zone, which the cadence is read in.' }) timezone: string;
   @ApiProperty({ enum: FILE_FORMATS }) format: string;
-  @ApiProperty({ type: EmailDestinationDto }) destination: EmailDestinationDto;
+  @ApiProperty(DESTINATION_SCHEMA) destination: ScheduleDestinationDto;
   @ApiProperty() skipEmpty: boolean;
   @ApiProperty() paused: boolean;
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'The next due time; null while paused.' })

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { StaffMember } from '../../auth/entities/staff-member.entity.js';
+import { Connection } from '../../data-hub/entities/connection.entity.js';
 import { createdAt, updatedAt } from '../../infra/database/timestamps.js';
 import { Store } from '../../stores/entities/store.entity.js';
 import { FILE_FORMATS } from '../exports/report-file.js';
@@ -10,6 +11,15 @@ export interface EmailDestination {
   kind: 'email';
   recipients: string[];
 }
+
+/** A data hub file connection of the store, written to under `pathTemplate` filled in with the due time (pro plan). */
+export interface ConnectionDestination {
+  kind: 'connection';
+  connectionId: string;
+  pathTemplate: string;
+}
+
+export type ScheduleDestination = EmailDestination | ConnectionDestination;
 
 /** A saved report delivered on a cadence in the store's time zone (contract section 8). */
 const InsightsScheduleSchema = defineEntity({
@@ -33,7 +43,9 @@ const InsightsScheduleSchema = defineEntity({
     weekday: p.enum(WEEKDAYS).nullable(),
     dayOfMonth: p.integer().nullable(),
     format: p.enum(FILE_FORMATS),
-    destination: p.json<EmailDestination>(),
+    destination: p.json<ScheduleDestination>(),
+    /** A connection destination's connection, held as a relation so that it cannot be deleted while the schedule delivers to it. */
+    connection: () => p.manyToOne(Connection).mapToPk().nullable().updateRule('no action').deleteRule('no action').index(),
     /** Record a delivery whose report has no rows as skipped rather than send an empty file. */
     skipEmpty: p.boolean().default(false),
     paused: p.boolean().default(false),

@@ -1,6 +1,7 @@
 import ExcelJS from 'exceljs';
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { csvField } from '../../common/csv.js';
 import type { Locale } from '../../common/locale.js';
 import { currencyDigits, decimalAmount } from '../../common/money.js';
 import type { ReportColumnDoc } from '../reports/report.service.js';
@@ -126,12 +127,6 @@ class CsvReportFile implements ReportFile {
 const CHUNK_CHARS = 16 * 1024;
 
 const FORMULA_START = /^[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/** A CSV field: quoted when it holds a comma, a quote or a line break, its quotes doubled (RFC 4180). */
-function csvField(text: string): string {
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 /**
  * XLSX through exceljs's streaming writer: a bold, frozen header row in the language, right to left in

@@ -11,10 +11,16 @@ import { JobQueue } from '../../infra/jobs/job-queue.js';
 import { Recurring } from '../../infra/jobs/recurring.decorator.js';
 import { FILE_STORAGE, type FileStorage } from '../../infra/storage/file-storage.js';
 import { NotificationsService } from '../../notifications/notifications.service.js';
-import type { EmailDestination } from '../entities/insights-schedule.entity.js';
+import { ConnectionsService } from '../../data-hub/connections/connections.service.js';
+import { ConnectionFailure } from '../../data-hub/connectors/connection-failure.js';
+import { usingLocation } from '../../data-hub/connectors/connector.js';
+import { ConnectorRegistry } from '../../data-hub/connectors/connector-registry.js';
+import { renderTemplate } from '../../data-hub/connectors/file-template.js';
+import type { ConnectionDestination, EmailDestination, ScheduleDestination } from '../entities/insights-schedule.entity.js';
 import { CONTENT_TYPES, type FileFormat } from '../exports/report-file.js';
 import { failureOf, fileNameOf, gaveUp, PermanentFailure, writeReportFile, type Failure } from '../exports/report-writer.js';
-import { notEntitled } from '../../auth/access/plan-refusal.js';
+import type { ReportRows } from '../query/report-rows.js';
+import { requireEntitlement } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { nextDueTime, type Cadence } from './cadence.js';
 
@@ -46,21 +52,42 @@ interface DeliveryWork {
   error: Failure | null;
   schedule_name: string;
   format: FileFormat;
-  destination: EmailDestination;
+  destination: ScheduleDestination;
   skip_empty: boolean;
+  timezone: string;
   created_by: string;
   report_name: string;
   definition: unknown;
   language: Locale;
   owner_email: string;
   owner_removed: boolean;
+  /** A connection destination's connection's name; null for email. */
+  connection_name: string | null;
+}
+
+/** A report file written for a delivery, waiting in the file storage under `key`. */
+interface WrittenFile {
+  key: string;
+  rows: number;
+  bytes: number;
+}
+
+/**
+ * A delivery's destination that could not take the file now for a reason the merchant can mend before
+ * the next attempt (a connection that is not active): recorded, and tried again like any other failure.
+ */
+class DestinationUnavailable extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message_en);
+  }
 }
 
 /**
  * Delivers schedules (contract sections 8 and 10). Every minute one instance's dispatcher turns each
  * due schedule into a delivery (unique per schedule and due time) and a durable job, in one
  * transaction, and moves the schedule to its next due time; any instance then delivers it: the saved
- * report as its owner may run it today, written as a file and mailed to each recipient once. A failure
+ * report as its owner may run it today, written as a file and mailed to each recipient once, or written
+ * to the schedule's data hub connection (streamed, so without the size limit of an email). A failure
  * is tried again with a growing wait, three attempts in all; then the delivery is recorded as failed
  * (never as delivered) and the schedule's owner is told by email.
  */
@@ -76,6 +103,8 @@ export class DeliveriesService implements OnModuleInit {
     private readonly notifications: NotificationsService,
     private readonly config: AppConfig,
     @Inject(FILE_STORAGE) private readonly storage: FileStorage,
+    private readonly connections: ConnectionsService,
+    private readonly connectors: ConnectorRegistry,
   ) {}
 
   onModuleInit(): void {
@@ -152,31 +181,18 @@ export class DeliveriesService implements OnModuleInit {
       }
       const key = `deliveries/${work.store_id}/${work.id}.${work.format}`;
       try {
-        const written = await writeReportFile(this.storage, key, table, work.format, work.language, async () => undefined);
-        if (written.bytes > MAX_ATTACHMENT_BYTES) throw new PermanentFailure(tooLarge(written.bytes));
-        const stored = await this.storage.open(key);
-        const content = await buffer(stored!.content);
-        const fileName = fileNameOf(work.report_name, table.range, work.format);
-        for (const recipient of work.destination.recipients.filter((to) => !work.sent_to.includes(to))) {
-          await this.notifications.send({
-            storeId: work.store_id,
-            to: recipient,
-            locale: work.language,
-            template: 'report_delivery',
-            vars: { scheduleName: work.schedule_name, reportName: work.report_name, ...table.range, rows: written.rows, fileName },
-            attachments: [{ filename: fileName, contentType: CONTENT_TYPES[work.format], content }],
-          });
-          await sql`update insights_deliveries set sent_to = array_append(sent_to, ${recipient}) where ${fenced}`.execute(this.db());
-        }
+        const file = { key, ...(await writeReportFile(this.storage, key, table, work.format, work.language, async () => undefined)) };
+        if (work.destination.kind === 'email') await this.mail(work, work.destination, file, table, fenced);
+        else await this.upload(work, work.destination, file, fenced);
         await sql`
-          update insights_deliveries set status = 'delivered', rows = ${written.rows}, bytes = ${written.bytes}, error = null,
+          update insights_deliveries set status = 'delivered', rows = ${file.rows}, bytes = ${file.bytes}, error = null,
             finished_at = now()
           where ${fenced}`.execute(this.db());
       } finally {
         await this.storage.delete(key);
       }
     } catch (error) {
-      const failure = failureOf(error);
+      const failure = deliveryFailureOf(error);
       if (failure.permanent) return this.fail(work, fenced, failure.error, attempt);
       if (attempt >= MAX_ATTEMPTS) return this.fail(work, fenced, gaveUp(attempt, failure.error), attempt);
       this.logger.warn(`delivery ${deliveryId}: attempt ${attempt} failed, to be tried again: ${(error as Error).message}`);
@@ -185,6 +201,55 @@ export class DeliveriesService implements OnModuleInit {
       );
       throw error;
     }
+  }
+
+  /** Mails the file to each recipient not mailed yet by an earlier attempt. */
+  private async mail(
+    work: DeliveryWork,
+    destination: EmailDestination,
+    file: WrittenFile,
+    table: ReportRows,
+    fenced: RawBuilder<unknown>,
+  ): Promise<void> {
+    if (file.bytes > MAX_ATTACHMENT_BYTES) throw new PermanentFailure(tooLarge(file.bytes));
+    const stored = await this.storage.open(file.key);
+    const content = await buffer(stored!.content);
+    const fileName = fileNameOf(work.report_name, table.range, work.format);
+    for (const recipient of destination.recipients.filter((to) => !work.sent_to.includes(to))) {
+      await this.notifications.send({
+        storeId: work.store_id,
+        to: recipient,
+        locale: work.language,
+        template: 'report_delivery',
+        vars: { scheduleName: work.schedule_name, reportName: work.report_name, ...table.range, rows: file.rows, fileName },
+        attachments: [{ filename: fileName, contentType: CONTENT_TYPES[work.format], content }],
+      });
+      await sql`update insights_deliveries set sent_to = array_append(sent_to, ${recipient}) where ${fenced}`.execute(this.db());
+    }
+  }
+
+  /**
+   * Writes the file to the connection, streamed from the file storage, named by the template filled in
+   * with the due time in the store's time zone: a delivery tried again replaces what an earlier attempt wrote.
+   */
+  private async upload(
+    work: DeliveryWork,
+    destination: ConnectionDestination,
+    file: WrittenFile,
+    fenced: RawBuilder<unknown>,
+  ): Promise<void> {
+    const connectionName = work.connection_name!;
+    const connection = await this.connections.storedIn(work.store_id, destination.connectionId);
+    if (connection.status !== 'active') throw new DestinationUnavailable(notActive(connectionName, connection.status));
+    const fileName = renderTemplate(destination.pathTemplate, new Date(work.due_at), work.timezone);
+    const controller = new AbortController();
+    try {
+      const location = await this.connectors.of(connection.kind).location!(this.connections.target(connection), controller.signal);
+      await usingLocation(location, async (opened) => opened.write(fileName, (await this.storage.open(file.key))!.content));
+    } finally {
+      controller.abort();
+    }
+    await sql`update insights_deliveries set sent_to = ${[`${connectionName}/${fileName}`]}::text[] where ${fenced}`.execute(this.db());
   }
 
   /** The schedule's owner as they stand today, on a plan with schedules: a delivery runs as its owner. */
@@ -198,7 +263,8 @@ export class DeliveriesService implements OnModuleInit {
         },
       });
     }
-    if (!identity.entitlements.includes('feature:schedules')) throw notEntitled('feature:schedules');
+    requireEntitlement(identity, 'feature:schedules');
+    if (work.destination.kind === 'connection') requireEntitlement(identity, 'feature:schedule_to_connection');
     return { ...identity, locale: work.language };
   }
 
@@ -231,14 +297,16 @@ export class DeliveriesService implements OnModuleInit {
   private async work(deliveryId: string): Promise<DeliveryWork> {
     const { rows } = await sql<DeliveryWork>`
       select d.id, d.store_id, d.attempts, d.sent_to, iso_utc(d.due_at) as due_at, d.error,
-             s.name as schedule_name, s.format, s.destination, s.skip_empty, s.created_by,
+             s.name as schedule_name, s.format, s.destination, s.skip_empty, s.created_by, st.timezone,
              r.name as report_name, r.definition, coalesce(i.language, 'en') as language,
-             m.email as owner_email, m.removed_at is not null as owner_removed
+             m.email as owner_email, m.removed_at is not null as owner_removed, c.name as connection_name
       from insights_deliveries d
       join insights_schedules s on s.id = d.schedule_id
+      join stores st on st.id = d.store_id
       join insights_saved_reports r on r.id = s.saved_report_id
       join staff_members m on m.id = s.created_by
       left join insights_settings i on i.store_id = d.store_id
+      left join data_hub_connections c on c.id = s.connection_id
       where d.id = ${deliveryId}`.execute(this.db());
     return rows[0];
   }
@@ -246,6 +314,24 @@ export class DeliveriesService implements OnModuleInit {
   private db(em: EntityManager = this.em): Kysely<unknown> {
     return em.getKysely() as Kysely<unknown>;
   }
+}
+
+/**
+ * Why an attempt failed: `failureOf`'s reasons, and a connection that failed or is not active, tried
+ * again (the merchant may mend it meanwhile), with the reason the merchant can act on.
+ */
+function deliveryFailureOf(error: unknown): { permanent: boolean; error: Failure } {
+  if (error instanceof ConnectionFailure) return { permanent: false, error: error.describe() };
+  if (error instanceof DestinationUnavailable) return { permanent: false, error: error.failure };
+  return failureOf(error);
+}
+
+function notActive(connectionName: string, status: string): Failure {
+  return {
+    code: 'connection_not_active',
+    message_en: `The connection “${connectionName}” is not active (it is ${status}), so the file could not be written to it. Test and activate it in the data hub.`,
+    message_ar: `الاتصال «${connectionName}» غير مفعّل (حالته ${status})، فتعذّرت كتابة الملف فيه. اختبره وفعّله في مركز البيانات.`,
+  };
 }
 
 function tooLarge(bytes: number): Failure {

@@ -1,15 +1,33 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ANY_INSIGHTS_VIEW } from '../../auth/access/access-rule.js';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { QUERY_ERRORS } from '../builder/builder.controller.js';
-import { CreateScheduleDto, DeliveryDoc, DeliveryPageDoc, ScheduleDoc, SchedulePageDoc, UpdateScheduleDto } from '../dto/schedules.dto.js';
+import {
+  ConnectionDestinationDto,
+  CreateScheduleDto,
+  DeliveryDoc,
+  DeliveryPageDoc,
+  EmailDestinationDto,
+  ScheduleDoc,
+  SchedulePageDoc,
+  UpdateScheduleDto,
+} from '../dto/schedules.dto.js';
 import { SchedulesService } from './schedules.service.js';
 
 @ApiTags('Insights')
+@ApiExtraModels(EmailDestinationDto, ConnectionDestinationDto)
 @Controller('admin/insights/schedules')
 export class SchedulesController {
   constructor(private readonly schedules: SchedulesService) {}
@@ -28,7 +46,7 @@ export class SchedulesController {
   @ApiOperation({
     summary: 'Schedule a report delivery',
     description:
-      'A saved report emailed as CSV or XLSX daily, weekly or monthly at a local time in the store’s time zone. Needs the growth plan; the saved report must run as it stands.',
+      'A saved report delivered as CSV or XLSX daily, weekly or monthly at a local time in the store’s time zone: emailed, or (pro plan) written to one of the store’s data hub file connections. Needs the growth plan; the saved report must run as it stands.',
   })
   @ApiCreatedResponse({ type: ScheduleDoc })
   @ApiProblemResponses(['NOT_FOUND', ...QUERY_ERRORS], 'admin')
@@ -47,7 +65,7 @@ export class SchedulesController {
 
   @Patch(':id')
   @RequirePermission('insights.reports.manage')
-  @ApiOperation({ summary: 'Change a schedule', description: 'Its report, name, cadence, format, recipients; pause or resume it.' })
+  @ApiOperation({ summary: 'Change a schedule', description: 'Its report, name, cadence, format, destination; pause or resume it.' })
   @ApiOkResponse({ type: ScheduleDoc })
   @ApiProblemResponses(['NOT_FOUND', ...QUERY_ERRORS], 'admin')
   update(@Param('id') id: string, @Body() body: UpdateScheduleDto, @CurrentAdmin() admin: AdminPrincipal) {
@@ -68,7 +86,8 @@ export class SchedulesController {
   @RequirePermission(ANY_INSIGHTS_VIEW)
   @ApiOperation({
     summary: 'What a schedule delivered',
-    description: 'Every due time: due, started, finished, status, attempts, rows, bytes, the recipients mailed and the error of a failure.',
+    description:
+      'Every due time: due, started, finished, status, attempts, rows, bytes, the recipients mailed (or the file written) and the error of a failure.',
   })
   @ApiOkResponse({ type: DeliveryPageDoc })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')

@@ -2,16 +2,20 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
-import { ApiError } from '../../common/errors/api-error.js';
+import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import type { InsightsArea } from '../../common/permissions.js';
 import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
 import { JobQueue } from '../../infra/jobs/job-queue.js';
+import { ConnectionsService } from '../../data-hub/connections/connections.service.js';
+import { ConnectorRegistry } from '../../data-hub/connectors/connector-registry.js';
+import { formatOfName } from '../../data-hub/connectors/file-template.js';
 import type { CreateScheduleDto, DeliveryDoc, ScheduleDoc, UpdateScheduleDto } from '../dto/schedules.dto.js';
+import type { ScheduleDestination } from '../entities/insights-schedule.entity.js';
 import type { FileFormat } from '../exports/report-file.js';
 import { requireViewPermissions, viewableAreas } from '../query/area-access.js';
-import { notEntitled } from '../../auth/access/plan-refusal.js';
+import { requireEntitlement } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { SavedReportsService } from '../saved-reports/saved-reports.service.js';
 import { nextDueTime, type Cadence } from './cadence.js';
@@ -24,7 +28,7 @@ interface ScheduleRow {
   cadence: Cadence;
   timezone: string;
   format: FileFormat;
-  destination: ScheduleDoc['destination'];
+  destination: ScheduleDestination;
   skip_empty: boolean;
   paused: boolean;
   next_run_at: string | null;
@@ -47,7 +51,8 @@ const FROM = sql`insights_schedules s
 
 /**
  * Delivery schedules (contract section 8): a saved report delivered daily, weekly or monthly at a
- * local time in the store's time zone, by email with the file attached. A schedule is written with
+ * local time in the store's time zone, by email with the file attached or, on the pro plan, as a file
+ * written to one of the store's data hub file connections. A schedule is written with
  * `insights.reports.manage` on a plan with schedules, and read by whoever may view its report's areas.
  * Its `next_run_at` is the next due time of its cadence; the deliveries service delivers each once.
  */
@@ -58,6 +63,8 @@ export class SchedulesService {
     private readonly jobs: JobQueue,
     private readonly definitions: ReportDefinitions,
     private readonly savedReports: SavedReportsService,
+    private readonly connections: ConnectionsService,
+    private readonly connectors: ConnectorRegistry,
   ) {}
 
   async list(admin: AdminPrincipal, query: ListQueryDto): Promise<{ items: ScheduleDoc[]; nextCursor: string | null }> {
@@ -76,15 +83,16 @@ export class SchedulesService {
   }
 
   async create(admin: AdminPrincipal, body: CreateScheduleDto): Promise<ScheduleDoc> {
-    await this.checkWrite(admin, body.savedReportId, body.format);
+    await this.checkWrite(admin, body.savedReportId, body.format, body.destination);
+    await this.checkDestination(admin, body.destination, body.format);
     const paused = body.paused ?? false;
     const nextRunAt = paused ? null : await this.nextRunAt(admin.storeId, body.cadence);
     const { rows } = await sql<{ id: string }>`
       insert into insights_schedules (store_id, saved_report_id, name, frequency, time_of_day, weekday, day_of_month, format,
-                                      destination, skip_empty, paused, next_run_at, created_by)
+                                      destination, connection_id, skip_empty, paused, next_run_at, created_by)
       values (${admin.storeId}, ${body.savedReportId}, ${body.name}, ${body.cadence.frequency}, ${body.cadence.time},
               ${body.cadence.weekday ?? null}, ${body.cadence.dayOfMonth ?? null}, ${body.format}, ${JSON.stringify(body.destination)}::jsonb,
-              ${body.skipEmpty ?? false}, ${paused}, ${nextRunAt}, ${admin.staff!.id})
+              ${connectionOf(body.destination)}, ${body.skipEmpty ?? false}, ${paused}, ${nextRunAt}, ${admin.staff!.id})
       returning id`.execute(this.db());
     return this.get(admin, rows[0].id);
   }
@@ -94,10 +102,13 @@ export class SchedulesService {
     const savedReportId = body.savedReportId ?? current.saved_report_id;
     const cadence = body.cadence ?? current.cadence;
     const paused = body.paused ?? current.paused;
+    const format = body.format ?? current.format;
+    const destination = body.destination ?? current.destination;
     // Whatever has become of its report or the plan, a schedule can always be paused (or renamed while paused).
-    if (!paused || body.savedReportId !== undefined || body.format !== undefined) {
-      await this.checkWrite(admin, savedReportId, body.format ?? current.format);
+    if (!paused || body.savedReportId !== undefined || body.format !== undefined || body.destination !== undefined) {
+      await this.checkWrite(admin, savedReportId, format, destination);
     }
+    if (body.destination !== undefined || body.format !== undefined) await this.checkDestination(admin, destination, format);
     // Due times follow a new cadence or a resumption from now on; otherwise the one due stays due.
     const rescheduled = body.cadence !== undefined || (current.paused && !paused);
     const nextRunAt = paused ? null : rescheduled ? await this.nextRunAt(admin.storeId, cadence) : current.next_run_at;
@@ -105,7 +116,7 @@ export class SchedulesService {
       update insights_schedules set
         saved_report_id = ${savedReportId}, name = ${body.name ?? current.name}, frequency = ${cadence.frequency},
         time_of_day = ${cadence.time}, weekday = ${cadence.weekday ?? null}, day_of_month = ${cadence.dayOfMonth ?? null},
-        format = ${body.format ?? current.format}, destination = ${JSON.stringify(body.destination ?? current.destination)}::jsonb,
+        format = ${format}, destination = ${JSON.stringify(destination)}::jsonb, connection_id = ${connectionOf(destination)},
         skip_empty = ${body.skipEmpty ?? current.skip_empty}, paused = ${paused}, next_run_at = ${nextRunAt}::timestamptz,
         updated_at = now()
       where id = ${id} and store_id = ${admin.storeId}`.execute(this.db());
@@ -120,7 +131,7 @@ export class SchedulesService {
   /** Delivers the schedule now, as a due time of its own, whatever its cadence (a paused one too). */
   async deliverNow(admin: AdminPrincipal, id: string): Promise<DeliveryDoc> {
     const schedule = await this.visible(admin, id);
-    await this.checkWrite(admin, schedule.saved_report_id, schedule.format);
+    await this.checkWrite(admin, schedule.saved_report_id, schedule.format, schedule.destination);
     const deliveryId = await this.em.fork().transactional(async (em) => {
       const { rows } = await sql<{ id: string }>`
         insert into insights_deliveries (store_id, schedule_id, due_at, trigger)
@@ -164,11 +175,49 @@ export class SchedulesService {
     }
   }
 
-  /** Schedules are a plan's feature; the report must be one the caller may read and run as it stands. */
-  private async checkWrite(admin: AdminPrincipal, savedReportId: string, format: FileFormat): Promise<void> {
-    if (!admin.entitlements.includes('feature:schedules')) throw notEntitled('feature:schedules');
-    if (format === 'xlsx' && !admin.entitlements.includes('feature:export_xlsx')) throw notEntitled('feature:export_xlsx');
+  /**
+   * Schedules are a plan's feature, delivering to a connection the pro plan's (asked first: it is the
+   * plan that has both); the report must be one the caller may read and run as it stands.
+   */
+  private async checkWrite(
+    admin: AdminPrincipal,
+    savedReportId: string,
+    format: FileFormat,
+    destination: ScheduleDestination,
+  ): Promise<void> {
+    if (destination.kind === 'connection') requireEntitlement(admin, 'feature:schedule_to_connection');
+    requireEntitlement(admin, 'feature:schedules');
+    if (format === 'xlsx') requireEntitlement(admin, 'feature:export_xlsx');
     await this.definitions.check(await this.savedReports.definition(admin, savedReportId), admin, false);
+  }
+
+  /**
+   * A connection destination names a file connection of the caller's store (another store's is as
+   * unknown) and a file of the schedule's format. It need not be active yet: each delivery checks that.
+   */
+  private async checkDestination(admin: AdminPrincipal, destination: ScheduleDestination, format: FileFormat): Promise<void> {
+    if (destination.kind !== 'connection') return;
+    const connection = await this.connections.stored(admin, destination.connectionId).catch((error: unknown) => {
+      if (error instanceof ApiError && error.code === 'NOT_FOUND') {
+        throw invalidField('destination.connectionId', 'connection', {
+          en: 'No connection of this store has this id.',
+          ar: 'لا يوجد في هذا المتجر اتصال بهذا المعرّف.',
+        });
+      }
+      throw error;
+    });
+    if (!this.connectors.of(connection.kind).location) {
+      throw invalidField('destination.connectionId', 'fileConnection', {
+        en: `A report is delivered as a file: choose an sftp, object_storage or platform_drop connection, not ${connection.kind}.`,
+        ar: `يُسلَّم التقرير ملفًا: اختر اتصال sftp أو object_storage أو platform_drop، لا ${connection.kind}.`,
+      });
+    }
+    if (formatOfName(destination.pathTemplate) !== format) {
+      throw invalidField('destination.pathTemplate', 'extension', {
+        en: `Must end in .${format}, the schedule’s format.`,
+        ar: `يجب أن ينتهي بالامتداد .${format}، صيغة الجدول.`,
+      });
+    }
   }
 
   private async nextRunAt(storeId: string, cadence: Cadence): Promise<Date> {
@@ -190,6 +239,11 @@ export class SchedulesService {
   private db(em: EntityManager = this.em): Kysely<unknown> {
     return em.getKysely() as Kysely<unknown>;
   }
+}
+
+/** The connection a destination writes to, kept beside it as a foreign key. */
+function connectionOf(destination: ScheduleDestination): string | null {
+  return destination.kind === 'connection' ? destination.connectionId : null;
 }
 
 function documentOf(row: ScheduleRow): ScheduleDoc {

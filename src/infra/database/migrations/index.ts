@@ -16,6 +16,8 @@ import { Migration0015DataHubMappings } from './0015-data-hub-mappings.js';
 import { Migration0016DataHubFlows } from './0016-data-hub-flows.js';
 import { Migration0017DataHubRuns } from './0017-data-hub-runs.js';
 import { Migration0018DataHubRunAlerts } from './0018-data-hub-run-alerts.js';
+import { Migration0019InsightsScheduleConnections } from './0019-insights-schedule-connections.js';
+import { Migration0020DataHubImports } from './0020-data-hub-imports.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -42,4 +44,6 @@ export const MIGRATIONS = [
   { name: '0016-data-hub-flows', class: Migration0016DataHubFlows },
   { name: '0017-data-hub-runs', class: Migration0017DataHubRuns },
   { name: '0018-data-hub-run-alerts', class: Migration0018DataHubRunAlerts },
+  { name: '0019-insights-schedule-connections', class: Migration0019InsightsScheduleConnections },
+  { name: '0020-data-hub-imports', class: Migration0020DataHubImports },
 ];

@@ -1,0 +1,390 @@
+import { Injectable } from '@nestjs/common';
+import iconv from 'iconv-lite';
+
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PoolClient } from 'pg';
+import ExcelJS from 'exceljs';
+import { csvField } from '../../common/csv.js';
+import { ConnectionFailure } from '../connectors/connection-failure.js';
+import type { FileLocation } from '../connectors/connector.js';
+import type { SourceFormat } from '../connectors/file-fields.js';
+import { renderTemplate } from '../connectors/file-template.js';
+import { measuredStream } from '../connectors/measured-stream.js';
+import type { MappingField } from '../entities/mapping.entity.js';
+import type { RunCounts } from '../entities/run.entity.js';
+import { applyTransforms, TransformError, type CellValue } from '../mappings/transforms.js';
+import type { FieldValue, Structure } from '../structures/structures.js';
+import type { FileEncoding } from './file-rows.js';
+import type { ImportOutcome } from './import-runner.js';
+import type { RowError } from './row-mapper.js';
+import type { RunRequest } from './run-request.js';
+import { RunRowsWriter } from './run-rows.js';
+import { RunsDatabase } from './runs-database.js';
+
+export type ExportRequest = RunRequest;
+
+export type ExportOutcome = Omit<ImportOutcome, 'status'> & { status: 'succeeded' | 'failed' };
+
+/** A store's record by its structure's field names, as the store holds it. */
+type StoreRecord = Record<string, FieldValue>;
+/** A record as the file's row: the mapping's columns' values, in the mapping's order. */
+type ExportRow = CellValue[];
+
+/** Records read from the store at a time, and rows handed to the file at a time. */
+const BATCH_RECORDS = 1000;
+
+/**
+ * Each structure's records of a store in key order, a batch after the key `$2` (null: from the first),
+ * `$3` at most, their columns named as the structure's fields. The store's test orders are left out:
+ * a storefront's staging or QA runs placed them, and the systems orders go to would count them as sales.
+ */
+const STORE_RECORDS: Readonly<Record<string, string>> = {
+  products: `
+    select p.slug, p.name_en, p.name_ar, p.description_en, p.description_ar, c.slug as category, b.slug as brand, p.status
+    from products p left join categories c on c.id = p.category_id left join brands b on b.id = p.brand_id
+    where p.store_id = $1 and ($2::text is null or p.slug > $2) order by p.slug limit $3`,
+  variants: `
+    select v.sku, p.slug as product, v.price, v.compare_at_price, v.stock, v.position
+    from product_variants v join products p on p.id = v.product_id
+    where v.store_id = $1 and ($2::text is null or v.sku > $2) order by v.sku limit $3`,
+  stock: `
+    select v.sku, v.stock from product_variants v
+    where v.store_id = $1 and ($2::text is null or v.sku > $2) order by v.sku limit $3`,
+  prices: `
+    select v.sku, v.price, v.compare_at_price from product_variants v
+    where v.store_id = $1 and ($2::text is null or v.sku > $2) order by v.sku limit $3`,
+  categories: `
+    select c.slug, c.name_en, c.name_ar, c.description_en, c.description_ar, parent.slug as parent, c.position
+    from categories c left join categories parent on parent.id = c.parent_id
+    where c.store_id = $1 and ($2::text is null or c.slug > $2) order by c.slug limit $3`,
+  brands: `
+    select b.slug, b.name_en, b.name_ar, b.description_en, b.description_ar from brands b
+    where b.store_id = $1 and ($2::text is null or b.slug > $2) order by b.slug limit $3`,
+  customers: `
+    select s.email_normalized as email, s.first_name, s.last_name, s.phone, s.locale, s.marketing_opt_in from shoppers s
+    where s.store_id = $1 and ($2::text is null or s.email_normalized > $2) order by s.email_normalized limit $3`,
+  orders: `
+    select o.number, iso_utc(o.placed_at) as placed_at, o.email, o.status, o.payment_status, o.fulfilment_status, o.currency,
+      o.item_count, o.subtotal, o.shipping_total, o.tax_total, o.total, o.refunded_total
+    from orders o
+    where o.store_id = $1 and not o.test and ($2::bigint is null or o.number > $2::bigint) order by o.number limit $3`,
+};
+
+/**
+ * The store's records of a structure, a batch at a time, by keyset: each batch is read by the
+ * structure's unique key index, and no more than a batch is in memory. Whole numbers PostgreSQL gives
+ * as text (an order's `bigint` number) are numbers.
+ */
+async function* storeRecords(client: PoolClient, storeId: string, structure: Structure): AsyncGenerator<StoreRecord[]> {
+  const numbers = structure.fields.filter((field) => field.type === 'integer' || field.type === 'money').map((field) => field.name);
+  let after: string | null = null;
+  for (;;) {
+    const rows: StoreRecord[] = (await client.query<StoreRecord>(STORE_RECORDS[structure.name], [storeId, after, BATCH_RECORDS])).rows;
+    if (rows.length === 0) return;
+    after = String(rows[rows.length - 1][structure.key]);
+    for (const record of rows) for (const name of numbers) if (typeof record[name] === 'string') record[name] = Number(record[name]);
+    yield rows;
+    if (rows.length < BATCH_RECORDS) return;
+  }
+}
+
+const WINDOWS_1256 = 'windows-1256';
+
+/** Whether Windows-1256 has every character of the value (iconv-lite would write `?` for one it lacks). */
+function fitsWindows1256(value: CellValue): boolean {
+  if (Array.isArray(value)) return value.every(fitsWindows1256);
+  if (typeof value !== 'string' || /^[\x00-\x7f]*$/.test(value)) return true;
+  return iconv.decode(iconv.encode(value, WINDOWS_1256), WINDOWS_1256) === value;
+}
+
+const LIST_IN_A_CELL = {
+  code: 'not_a_value',
+  message_en: 'A list is not a cell of a CSV or XLSX file: join it (concat) or pick one of its items.',
+  message_ar: 'القائمة ليست خلية في ملف CSV أو XLSX: اجمعها (concat) أو اختر أحد عناصرها.',
+};
+
+function notEncodable(value: CellValue) {
+  const text = JSON.stringify(value).slice(0, 40);
+  return {
+    code: 'not_encodable',
+    message_en: `${text} has characters that Windows-1256 lacks: set the flow’s encoding to utf-8, or change the value with a transform.`,
+    message_ar: `في ${text} محارف لا يحويها ترميز Windows-1256: اضبط ترميز المسار على utf-8، أو غيّر القيمة بتحويل.`,
+  };
+}
+
+/**
+ * A store's record through an export mapping: each column's structure field (or fields, as a list)
+ * through its transforms. A value the file cannot hold is refused as a transform's failure is: a list in
+ * a CSV or XLSX cell, text with characters a Windows-1256 file has no bytes for.
+ */
+class ExportRowMapper {
+  private readonly listsAllowed: boolean;
+  private readonly windows1256: boolean;
+
+  constructor(
+    private readonly fields: readonly MappingField[],
+    format: SourceFormat,
+    encoding: FileEncoding,
+  ) {
+    this.listsAllowed = format === 'jsonl';
+    this.windows1256 = format !== 'xlsx' && encoding === WINDOWS_1256;
+  }
+
+  map(record: StoreRecord): { row: ExportRow } | { errors: RowError[] } {
+    const row: ExportRow = [];
+    const errors: RowError[] = [];
+    for (const field of this.fields) {
+      const raw: CellValue = field.sources
+        ? field.sources.map((source) => record[source])
+        : field.source === undefined
+          ? null
+          : record[field.source];
+      let value: CellValue;
+      try {
+        value = applyTransforms(raw, field.transforms);
+      } catch (error) {
+        if (!(error instanceof TransformError)) throw error;
+        errors.push({ field: field.target, ...error.failure });
+        continue;
+      }
+      if (Array.isArray(value) && !this.listsAllowed) errors.push({ field: field.target, ...LIST_IN_A_CELL });
+      else if (this.windows1256 && !fitsWindows1256(value)) errors.push({ field: field.target, ...notEncodable(value) });
+      else row.push(value);
+    }
+    return errors.length > 0 ? { errors } : { row };
+  }
+}
+
+/** A file being written a batch of rows at a time, its bytes streamed out of `content` as they are made. */
+interface ExportFile {
+  readonly content: Readable;
+  /** Appends rows; resolves when the file can take more (so memory holds a batch, not the file). */
+  write(rows: ExportRow[]): Promise<void>;
+  end(): Promise<void>;
+}
+
+/** Text handed on at once, in characters: a batch's rows as one string would be a large one that outlives the batch. */
+const CHUNK_CHARS = 16 * 1024;
+
+/**
+ * CSV (RFC 4180: a header row of the columns, CRLF, a field with a comma, a quote or a line break quoted)
+ * or JSON lines, in UTF-8 without a byte order mark or in Windows-1256. Unlike a report's CSV, values are
+ * written as they are (no byte order mark, no apostrophe before a leading `+` or `=`): another system
+ * reads the file, and must get the store's values.
+ */
+class TextExportFile implements ExportFile {
+  readonly content = new PassThrough();
+
+  constructor(
+    private readonly format: 'csv' | 'jsonl',
+    private readonly columns: readonly string[],
+    private readonly encoding: FileEncoding,
+  ) {
+    if (format === 'csv') this.content.write(this.bytes(`${columns.map(csvField).join(',')}\r\n`));
+  }
+
+  async write(rows: ExportRow[]): Promise<void> {
+    let text = '';
+    let wrote = true;
+    for (const row of rows) {
+      text += this.format === 'csv' ? `${row.map(csvCell).join(',')}\r\n` : `${JSON.stringify(this.object(row))}\n`;
+      if (text.length >= CHUNK_CHARS) {
+        wrote = this.content.write(this.bytes(text));
+        text = '';
+      }
+    }
+    if (text) wrote = this.content.write(this.bytes(text));
+    if (!wrote) await once(this.content, 'drain');
+  }
+
+  async end(): Promise<void> {
+    this.content.end();
+  }
+
+  /** A JSON line's object; without a prototype, so that a column named `__proto__` is a column like any other. */
+  private object(row: ExportRow): Record<string, CellValue> {
+    const object: Record<string, CellValue> = Object.create(null);
+    this.columns.forEach((column, index) => (object[column] = row[index]));
+    return object;
+  }
+
+  private bytes(text: string): Buffer {
+    return this.encoding === WINDOWS_1256 ? iconv.encode(text, WINDOWS_1256) : Buffer.from(text);
+  }
+}
+
+function csvCell(value: CellValue): string {
+  if (value === null) return '';
+  return typeof value === 'string' ? csvField(value) : String(value);
+}
+
+/**
+ * XLSX through exceljs's streaming writer: a bold, frozen header row of the columns, each value in a cell
+ * of its type, nothing rescaled (amounts stay in minor units, as the mapping gives them). Each row is
+ * committed as it is added, so memory holds a batch, not the sheet.
+ */
+function xlsxExportFile(columns: readonly string[]): ExportFile {
+  const content = new PassThrough();
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: content, useStyles: true, useSharedStrings: false });
+  const sheet = workbook.addWorksheet('Export', { views: [{ state: 'frozen', ySplit: 1 }] });
+  sheet.columns = columns.map((header) => ({ header, width: 20 }));
+  sheet.getRow(1).font = { bold: true };
+  sheet.getRow(1).commit();
+  return {
+    content,
+    async write(rows) {
+      for (const row of rows) sheet.addRow(row).commit();
+      if (content.writableLength > content.writableHighWaterMark) await once(content, 'drain');
+    },
+    async end() {
+      sheet.commit();
+      await workbook.commit();
+    },
+  };
+}
+
+function openExportFile(format: SourceFormat, columns: readonly string[], encoding: FileEncoding): ExportFile {
+  return format === 'xlsx' ? xlsxExportFile(columns) : new TextExportFile(format, columns, encoding);
+}
+
+/**
+ * A file streamed to a location under its name while it is made. The location has it whole once `end`
+ * resolves, or has nothing under the name: each kind of location writes aside and moves the file into
+ * place once complete, and drops what it has when the file fails.
+ */
+class Delivery {
+  private readonly written: Promise<{ name: string; bytes: number; sha256: string }>;
+  /** Rejects as soon as the location fails, so that writing stops rather than wait for room. */
+  private readonly failed: Promise<never>;
+
+  constructor(
+    location: FileLocation,
+    name: string,
+    private readonly file: ExportFile,
+  ) {
+    const { stream, bytes, sha256 } = measuredStream();
+    // An error of the file's content fails the location's write, which reads `stream`, and the other way round.
+    pipeline(file.content, stream).catch(() => undefined);
+    this.written = location.write(name, stream).then(() => ({ name, bytes: bytes(), sha256: sha256() }));
+    this.failed = new Promise<never>((_resolve, reject) => void this.written.catch(reject));
+    this.failed.catch(() => undefined);
+  }
+
+  write(rows: ExportRow[]): Promise<void> {
+    return Promise.race([this.file.write(rows), this.failed]);
+  }
+
+  /** Ends the file; resolves once the location has it whole, with its name, size and SHA-256. */
+  async end(): Promise<{ name: string; bytes: number; sha256: string }> {
+    await Promise.race([this.file.end(), this.failed]);
+    return this.written;
+  }
+
+  /** Stops the file: the location drops what it has of it. */
+  async abandon(error: Error): Promise<void> {
+    this.file.content.destroy(error);
+    await this.written.catch(() => undefined);
+  }
+}
+
+/**
+ * An export run (contract section 9, issue 12): the store's records of the mapping's structure read in
+ * key order, a batch at a time, in one read-only snapshot; each record through the mapping into the
+ * flow's format and streamed to the connection under the name the flow's template gives at the run's
+ * start (in the flow's schedule's time zone, else the store's). A file is whole or absent: every kind of
+ * location writes aside and moves it into place once complete. A record the mapping fails on is
+ * rejected and listed, and the others are written. Counts: `read` records read, `rejected` those
+ * refused, `unchanged` the others (an export changes no record), `sent` the rows the delivered file holds.
+ * A preview computes the counts and the rejected rows (of the first records only, when asked) and writes nothing.
+ */
+@Injectable()
+export class ExportRunner {
+  constructor(private readonly database: RunsDatabase) {}
+
+  async run(request: ExportRequest): Promise<ExportOutcome> {
+    const counts: RunCounts = { read: 0, changed: 0, created: 0, deactivated: 0, rejected: 0, unchanged: 0, sent: 0 };
+    const name = request.file ?? (await this.fileName(request));
+    const columns = request.fields.map((field) => field.target);
+    const unwritable =
+      request.format !== 'xlsx' && request.encoding === WINDOWS_1256 ? columns.find((column) => !fitsWindows1256(column)) : undefined;
+    if (unwritable !== undefined) {
+      return failed(counts, {
+        code: 'not_encodable',
+        message_en: `The column name ${unwritable} has characters that Windows-1256 lacks: rename the column in the mapping, or set the flow’s encoding to utf-8. ${name} was not written.`,
+        message_ar: `في اسم العمود ${unwritable} محارف لا يحويها ترميز Windows-1256: أعد تسميته في الربط، أو اضبط ترميز المسار على utf-8. لم يُكتب ${name}.`,
+      });
+    }
+    const mapper = new ExportRowMapper(request.fields, request.format, request.encoding);
+    const lists = new RunRowsWriter(this.database.pool, request.runId);
+    const controller = new AbortController();
+    let location: FileLocation | undefined;
+    let delivery: Delivery | undefined;
+    const client = await this.database.pool.connect();
+    try {
+      if (!request.preview) {
+        location = await request.connector.location!(request.target, controller.signal);
+        delivery = new Delivery(location, name, openExportFile(request.format, columns, request.encoding));
+      }
+      await client.query('begin isolation level repeatable read, read only');
+      for await (const batch of storeRecords(client, request.storeId, request.structure)) {
+        const records = request.firstRows === undefined ? batch : batch.slice(0, request.firstRows - counts.read);
+        const rows: ExportRow[] = [];
+        for (const record of records) {
+          counts.read++;
+          const mapped = mapper.map(record);
+          if ('errors' in mapped) {
+            counts.rejected++;
+            await lists.add('rejected', {
+              key: String(record[request.structure.key]),
+              values: record,
+              errors: mapped.errors as unknown as Record<string, unknown>[],
+            });
+          } else rows.push(mapped.row);
+        }
+        counts.unchanged += rows.length;
+        await delivery?.write(rows);
+        if (counts.read === request.firstRows) break;
+      }
+      await lists.flush();
+      if (counts.read !== counts.created + counts.changed + counts.unchanged + counts.rejected) {
+        throw new Error(`run ${request.runId}: counts do not add up: ${JSON.stringify(counts)}`);
+      }
+      const file = (await delivery?.end()) ?? null;
+      return { status: 'succeeded', counts: { ...counts, sent: counts.unchanged }, file, refusal: null, error: null };
+    } catch (error) {
+      await delivery?.abandon(error as Error);
+      await lists.flush();
+      if (!(error instanceof ConnectionFailure)) throw error;
+      const reason = error.describe();
+      return failed(counts, {
+        code: reason.code,
+        message_en: `${reason.message_en} ${name} was not written.`,
+        message_ar: `${reason.message_ar} لم يُكتب ${name}.`,
+      });
+    } finally {
+      await client.query('rollback').then(
+        () => client.release(),
+        (error: Error) => client.release(error),
+      );
+      controller.abort();
+      await location?.close().catch(() => undefined);
+    }
+  }
+
+  /** The template's name at the run's start, read in the flow's schedule's time zone, else the store's. */
+  private async fileName(request: ExportRequest): Promise<string> {
+    const { rows } = await this.database.pool.query<{ started_at: Date; timezone: string }>(
+      `select r.started_at, coalesce(f.schedule_timezone, s.timezone, 'UTC') as timezone
+       from data_hub_runs r join data_hub_flows f on f.id = r.flow_id join stores s on s.id = r.store_id
+       where r.id = $1`,
+      [request.runId],
+    );
+    return renderTemplate(request.fileTemplate, rows[0].started_at, rows[0].timezone);
+  }
+}
+
+function failed(counts: RunCounts, error: ExportOutcome['error']): ExportOutcome {
+  return { status: 'failed', counts: { ...counts, sent: 0 }, file: null, refusal: null, error };
+}
