@@ -21,7 +21,7 @@
 //   --update-reference       also replace bench/results/exports-reference.json with this run's results
 import { parse } from 'csv-parse';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -35,13 +35,18 @@ import { to as copyTo } from 'pg-copy-streams';
 import {
   assertBuilt,
   backgroundCpuPercent,
+  busyPercent,
   cleanupStack,
+  cpuSecondsOf,
   describeDatabase,
   gitCommit,
   log,
   machineInfo,
+  machineTicks,
+  memoryOf,
   openDatabase,
   proStore,
+  resetPeak,
   ROOT,
   round,
   signIn,
@@ -378,52 +383,6 @@ async function profiler(child, message, expected) {
 }
 
 // --- measuring -------------------------------------------------------------------------------------
-
-/** utime + stime of a process, in seconds (Linux /proc; null elsewhere or when it is gone). */
-function cpuSecondsOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
-
-/** VmRSS and VmHWM (peak RSS since start or the last reset) of a process, in MB. */
-function memoryOf(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
-    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
-  } catch {
-    return null;
-  }
-}
-
-/** Resets a process's VmHWM to its current RSS (Linux ≥ 4.0: clear_refs 5); false when not allowed. */
-function resetPeak(pid) {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Machine-wide busy and total jiffies (/proc/stat), for the share of both cores busy during a run. */
-function machineTicks() {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const idle = fields[3] + (fields[4] ?? 0);
-    const total = fields.reduce((a, b) => a + b, 0);
-    return { busy: total - idle, total };
-  } catch {
-    return null;
-  }
-}
-const busyPercent = (before, after) =>
-  before && after && after.total > before.total ? round((100 * (after.busy - before.busy)) / (after.total - before.total), 1) : null;
 
 /** COPY … TO STDOUT through pg-copy-streams into a file; rows counted from its line ends (less the header). */
 async function runCopy(url, sqlText, path) {

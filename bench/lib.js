@@ -4,7 +4,7 @@
 import autocannon from 'autocannon';
 import { execFile, fork, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
@@ -612,3 +612,49 @@ export async function machineInfo(postgresVersion) {
     note: 'load generator, service, ceiling and PostgreSQL share these cores',
   };
 }
+
+/** utime + stime of a process, in seconds (Linux /proc; null elsewhere or when it is gone). */
+export function cpuSecondsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** VmRSS and VmHWM (peak RSS since start or the last reset) of a process, in MB. */
+export function memoryOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+/** Resets a process's VmHWM to its current RSS (Linux ≥ 4.0: clear_refs 5); false when not allowed. */
+export function resetPeak(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Machine-wide busy and total jiffies (/proc/stat), for the share of both cores busy during a run. */
+export function machineTicks() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = fields[3] + (fields[4] ?? 0);
+    const total = fields.reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return null;
+  }
+}
+export const busyPercent = (before, after) =>
+  before && after && after.total > before.total ? round((100 * (after.busy - before.busy)) / (after.total - before.total), 1) : null;

@@ -204,7 +204,7 @@ export class ImportRunner {
       await staged.flush();
       const file = await finishReading(whole);
       await this.rejectDuplicates(client, counts, lists);
-      const plan = await importer.plan(client, request.storeId);
+      const plan = await importer.plan(client, request.storeId, replace);
       for (const rejection of plan.rejected) {
         counts.rejected++;
         await lists.add('rejected', rejection as unknown as RunRowInput);
@@ -232,12 +232,13 @@ export class ImportRunner {
       }
       await importer.apply(client, request.storeId, request.replace);
       await keepOutcome(client, request.runId);
-      await client.query(`update data_hub_runs set status = 'succeeded', counts = $2, file = $3, finished_at = now() where id = $1`, [
-        request.runId,
-        JSON.stringify(counts),
-        JSON.stringify(file),
-      ]);
+      await client.query(
+        `update data_hub_runs set status = 'succeeded', counts = $2, file = $3, finished_at = clock_timestamp() where id = $1`,
+        [request.runId, JSON.stringify(counts), JSON.stringify(file)],
+      );
       await client.query('commit');
+      // The commit runs the deferred triggers (search refreshes the products that changed): the run ends after it.
+      await client.query(`update data_hub_runs set finished_at = clock_timestamp() where id = $1`, [request.runId]);
       return { status: 'succeeded', refusal: null, error: null };
     } catch (error) {
       await client.query('rollback').catch(() => undefined);

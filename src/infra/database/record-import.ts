@@ -34,8 +34,8 @@ export interface RecordImport {
   readonly fileColumns: Readonly<Record<string, StagedType>>;
   /** Staged columns the importer fills itself (the ids it resolves). */
   readonly resolvedColumns: Readonly<Record<string, StagedType>>;
-  /** Rejects what cannot be applied and counts what applying would do. Writes nothing but the staging table. */
-  plan(client: PoolClient, storeId: string): Promise<ImportPlan>;
+  /** Rejects what cannot be applied and counts what applying would do (deactivations only with `replace`). Writes nothing but the staging table. */
+  plan(client: PoolClient, storeId: string, replace: boolean): Promise<ImportPlan>;
   /** Lists what applying would create and (with `replace`) deactivate, with no record ids. */
   listPlanned(client: PoolClient, storeId: string, replace: boolean): Promise<void>;
   /** Applies the staged rows and lists what it created and deactivated. */
@@ -147,7 +147,7 @@ export class KeyedImport implements RecordImport {
       and not exists (select 1 from ${IMPORT_STAGING} s where s.key = r.${this.records.key})`;
   }
 
-  async plan(client: PoolClient, storeId: string): Promise<ImportPlan> {
+  async plan(client: PoolClient, storeId: string, replace: boolean): Promise<ImportPlan> {
     const rejected = (await this.steps.resolve?.(client, storeId)) ?? [];
     if (!this.records.creates) {
       const { rows } = await client.query<{ line: number; key: string }>(
@@ -178,11 +178,12 @@ export class KeyedImport implements RecordImport {
       [storeId],
     );
     let deactivation = { wouldDeactivate: 0, activeRecords: 0 };
-    if (this.records.deactivation) {
+    if (replace && this.records.deactivation) {
+      // A join, not `not exists` inside the filter: that one is a subplan run once per record.
       const { rows: active } = await client.query<{ would: number; active: number }>(
-        `select count(*) filter (where not exists (select 1 from ${IMPORT_STAGING} s where s.key = r.${this.records.key}))::int as would,
-                count(*)::int as active
-         from ${this.records.table} r where r.store_id = $1 and ${this.records.deactivation.active}`,
+        `select count(*) filter (where s.key is null)::int as would, count(*)::int as active
+         from ${this.records.table} r left join ${IMPORT_STAGING} s on s.key = r.${this.records.key}
+         where r.store_id = $1 and ${this.records.deactivation.active}`,
         [storeId],
       );
       deactivation = { wouldDeactivate: active[0].would, activeRecords: active[0].active };
@@ -208,10 +209,12 @@ export class KeyedImport implements RecordImport {
   async apply(client: PoolClient, storeId: string, replace: boolean): Promise<void> {
     const { table, key, creates, deactivation, touch } = this.records;
     const deactivating = replace && deactivation !== undefined;
+    // One set of ids (a semi-join over a union: `exists … or …` would run a subplan per record), locked in order.
     await client.query(
       `select r.id from ${table} r
-       where (r.store_id = $1 and exists (select 1 from ${IMPORT_STAGING} s where ${this.match} and (${this.differs})))
-          ${deactivating ? `or (${this.notInFile()})` : ''}
+       where r.id in (
+         select r.id from ${table} r join ${IMPORT_STAGING} s on ${this.match} where ${this.differs}
+         ${deactivating ? `union all select r.id from ${table} r where ${this.notInFile()}` : ''})
        order by r.id for no key update`,
       [storeId],
     );
