@@ -302,6 +302,12 @@ describe('Insights schedules delivered to a data hub connection (contract sectio
     ok(await call(owner, 'PATCH', `${SCHEDULES}/${using.id}`, { destination: { kind: 'email', recipients: ['owner@shop.example'] } }));
     expect((await call(owner, 'DELETE', `${HUB}/connections/${inUse.id}`)).statusCode).toBe(204);
 
+    // An analyst manages reports, not where the data hub writes: a connection destination needs data.flows.manage.
+    const analyst = await staffToken(t.app, await addStaff(t.app, store.storeId, 'analyst'));
+    const refused = expectProblem(await call(analyst, 'POST', SCHEDULES, schedule(toDrop('analyst.csv'))), 403, 'missing_permission');
+    expect(refused.requiredPermission).toBe('data.flows.manage');
+    ok(await call(analyst, 'POST', SCHEDULES, schedule({ kind: 'email', recipients: ['owner@shop.example'] })), 201);
+
     const support = await supportSession(t.app, store.storeId);
     expect(ok(await call(support.token, 'GET', `${SCHEDULES}/${created.id}`)).destination).toEqual(toDrop('kept-{yyyy}.csv'));
     for (const [method, url] of [

@@ -194,9 +194,13 @@ export class SchedulesService {
   /**
    * A connection destination names a file connection of the caller's store (another store's is as
    * unknown) and a file of the schedule's format. It need not be active yet: each delivery checks that.
+   * Writing files into a connection is the data hub's to grant: the caller needs `data.flows.manage` too.
    */
   private async checkDestination(admin: AdminPrincipal, destination: ScheduleDestination, format: FileFormat): Promise<void> {
     if (destination.kind !== 'connection') return;
+    if (!admin.permissions.includes('data.flows.manage')) {
+      throw new ApiError('missing_permission', { details: { requiredPermission: 'data.flows.manage' } });
+    }
     const connection = await this.connections.stored(admin, destination.connectionId).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === 'NOT_FOUND') {
         throw invalidField('destination.connectionId', 'connection', {
