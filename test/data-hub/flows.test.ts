@@ -118,6 +118,7 @@ describe('data hub flows (contract section 9)', () => {
       [{ connectionId: '00000000-0000-4000-8000-000000000000' }, 'connectionId'],
       [{ mappingId: ordersExport }, 'mappingId'],
       [{ mappingId: pricesMapping, mode: 'replace' }, 'mode'],
+      [{ format: 'xlsx', encoding: 'windows-1256', fileTemplate: 'stock-*.xlsx' }, 'encoding'],
     ];
     for (const [extra, field] of refusals) {
       expect(fields(expectProblem(await call(owner, 'POST', BASE, flow(extra)), 400, 'validation_failed')), JSON.stringify(extra)).toEqual([

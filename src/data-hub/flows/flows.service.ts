@@ -150,6 +150,12 @@ export class FlowsService {
         ar: 'يكتب التصدير ملفًا واحدًا بهذا الاسم: يدل * على أي محارف ولا يسمّي ملفًا. استخدم الحروف والأرقام و. _ - ورموز التاريخ ({yyyy}{MM}{dd}…).',
       });
     }
+    if (settings.format === 'xlsx' && settings.encoding !== 'utf-8') {
+      throw invalidField('encoding', 'not_for_xlsx', {
+        en: 'An XLSX file carries its text as Unicode: an encoding is for CSV and JSON lines only.',
+        ar: 'يحمل ملف XLSX نصوصه بترميز يونيكود: الترميز لملفات CSV وJSON lines فقط.',
+      });
+    }
     if (connections[0].kind === 'database_read' && settings.direction === 'export') {
       throw invalidField('connectionId', 'read_only', {
         en: 'A database_read connection can only be imported from.',
