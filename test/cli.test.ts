@@ -199,5 +199,5 @@ describe('command line (contract section 3)', () => {
 
     expectFailure(await cli('demo', 'seed', '--store', store.id, '--products', '5'), 1, 'CATALOGUE_NOT_EMPTY');
     expect(await counts()).toEqual(after);
-  });
+  }, 90_000); // two CLI processes, each seeding or checking a catalogue: 12 s on a quiet machine, past 30 s on a loaded one
 });
