@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { Logger } from 'pino';
 import { AppModule } from './app.module.js';
 import { createValidationPipe } from './common/errors/validation.js';
+import { registerDashboardWeb } from './dashboard-web/dashboard-web.js';
 import type { AppConfig } from './infra/config/app-config.js';
 import type { DatabaseConnection } from './infra/database/database-connection.js';
 import { answerClientError } from './infra/http/client-errors.js';
@@ -45,6 +46,8 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
     reply.header('X-Request-Id', request.id);
   });
   registerRequestGuards(fastify);
+  // The dashboard web app's page and assets (not the API): /admin/, /admin/app/*, /admin/assets/*.
+  registerDashboardWeb(fastify, config.dashboardDir);
   fastify.addHook('preHandler', async (request) => {
     request.body ??= {};
   });

@@ -69,6 +69,7 @@ function demoBanner(storeId: string, apiKey: string, owner: { email: string; pas
       `  store id : ${storeId}`,
       `  API key  : ${apiKey}`,
       `  dashboard: ${owner.email} / ${owner.password}  (the store's owner)`,
+      `  open     : ${base}/admin/?store=${storeId}  (the dashboard web app: sign in as the owner)`,
       '',
       '  Try it:',
       `    TOKEN=$(curl -s -X POST ${base}/v1/auth/anonymous -H 'X-Api-Key: ${apiKey}' | sed -E 's/.*"accessToken":"([^"]+)".*/\\1/')`,

@@ -180,8 +180,16 @@ export class AppConfig {
   @IsIn(['test'])
   PAYMENT_PROVIDER = 'test';
 
+  /** The built dashboard web app (`vite build` of dashboard/, run by `npm install` and `npm run build`), served at /admin/. */
+  @IsString()
+  DASHBOARD_DIR = 'dist/dashboard';
+
   get dataDir(): string {
     return resolve(this.DATA_DIR);
+  }
+
+  get dashboardDir(): string {
+    return resolve(this.DASHBOARD_DIR);
   }
 }
 

@@ -1,0 +1,104 @@
+import { useState } from 'preact/hooks';
+import type { MessageKey } from '../i18n/messages.js';
+import { useApp } from '../lib/app-context.js';
+import { navigate, withQuery } from '../lib/router.js';
+
+const PRESETS = ['7', '30', '90', '365'];
+const GRAINS = ['hour', 'day', 'week', 'month', 'quarter', 'year'];
+
+/** The report query's range part (`last`, or `from` and `to`) and `compare`, from the page's query string. */
+export function rangeParams(query: URLSearchParams): URLSearchParams {
+  const params = new URLSearchParams();
+  const from = query.get('from');
+  const to = query.get('to');
+  if (from && to) {
+    params.set('from', from);
+    params.set('to', to);
+  } else params.set('last', query.get('last') ?? '30');
+  const compare = query.get('compare');
+  if (compare) params.set('compare', compare);
+  const grain = query.get('grain');
+  if (grain && GRAINS.includes(grain)) params.set('grain', grain);
+  return params;
+}
+
+/** Last 7/30/90/365 days, all time or custom dates, and what to compare with; changes go to the query string. */
+export function RangePicker({ query, range }: { query: URLSearchParams; range?: { from: string; to: string } }) {
+  const { t, fmt } = useApp();
+  const custom = Boolean(query.get('from') && query.get('to'));
+  const [mode, setMode] = useState(custom ? 'custom' : (query.get('last') ?? '30'));
+  const [from, setFrom] = useState(query.get('from') ?? range?.from ?? '');
+  const [to, setTo] = useState(query.get('to') ?? range?.to ?? '');
+  const choose = (value: string) => {
+    setMode(value);
+    if (value !== 'custom') navigate(withQuery({ last: value, from: null, to: null, cursor: null }));
+  };
+  return (
+    <form
+      class="range"
+      aria-label={t('range.form')}
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (from && to) navigate(withQuery({ from, to, last: null, cursor: null }));
+      }}
+    >
+      <label>
+        <span>{t('range.label')}</span>
+        <select name="range" value={mode} onChange={(event) => choose(event.currentTarget.value)}>
+          {PRESETS.map((days) => (
+            <option value={days} key={days}>
+              {t('range.last', { days: fmt.number(Number(days)) })}
+            </option>
+          ))}
+          <option value="all">{t('range.all')}</option>
+          <option value="custom">{t('range.custom')}</option>
+        </select>
+      </label>
+      {mode === 'custom' ? (
+        <>
+          <label>
+            <span>{t('range.from')}</span>
+            <input type="date" name="from" value={from} required onInput={(event) => setFrom(event.currentTarget.value)} />
+          </label>
+          <label>
+            <span>{t('range.to')}</span>
+            <input type="date" name="to" value={to} required onInput={(event) => setTo(event.currentTarget.value)} />
+          </label>
+          <button type="submit">{t('range.apply')}</button>
+        </>
+      ) : null}
+      <label>
+        <span>{t('range.compare')}</span>
+        <select
+          name="compare"
+          value={query.get('compare') ?? ''}
+          onChange={(event) => navigate(withQuery({ compare: event.currentTarget.value || null, cursor: null }))}
+        >
+          <option value="">{t('range.compareNone')}</option>
+          <option value="previous_period">{t('range.previous_period')}</option>
+          <option value="previous_year">{t('range.previous_year')}</option>
+        </select>
+      </label>
+      <label>
+        <span>{t('range.grain')}</span>
+        <select
+          name="grain"
+          value={query.get('grain') ?? ''}
+          onChange={(event) => navigate(withQuery({ grain: event.currentTarget.value || null, cursor: null }))}
+        >
+          <option value="">{t('grain.auto')}</option>
+          {GRAINS.map((grain) => (
+            <option value={grain} key={grain}>
+              {t(`grain.${grain}` as MessageKey)}
+            </option>
+          ))}
+        </select>
+      </label>
+      {range ? (
+        <p class="range-shown" aria-live="polite">
+          {t('range.shown', { from: fmt.date(range.from), to: fmt.date(range.to) })}
+        </p>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * The dashboard's calls to the service's /admin API, with cookie transport: the access and refresh
+ * tokens are HttpOnly cookies the page never sees. Every call but GET and HEAD echoes the readable
+ * `adm_csrf` cookie in `X-CSRF-Token` (double submit). A 401 is answered by one refresh
+ * (`POST /admin/auth/refresh`, the `adm_refresh` cookie) and one retry; if that fails the session is over.
+ */
+export interface Problem {
+  status: number;
+  code: string;
+  message_en: string;
+  message_ar: string;
+  requiredPlan?: string;
+  requiredPermission?: string;
+  suggestion?: { code: string; message_en: string; message_ar: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.message_en);
+  }
+}
+
+const NETWORK: Problem = { status: 0, code: 'network_error', message_en: '', message_ar: '' };
+
+let refreshing: Promise<boolean> | null = null;
+let onSessionEnded: () => void = () => undefined;
+
+/** Called when a refresh fails: the page goes back to the sign-in form. */
+export function whenSessionEnds(callback: () => void): void {
+  onSessionEnded = callback;
+}
+
+export function csrfToken(): string | undefined {
+  const found = document.cookie.split('; ').find((part) => part.startsWith('adm_csrf='));
+  return found ? decodeURIComponent(found.slice('adm_csrf='.length)) : undefined;
+}
+
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && method !== 'HEAD') {
+    const csrf = csrfToken();
+    if (csrf) headers['X-CSRF-Token'] = csrf;
+  }
+  try {
+    return await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(NETWORK);
+  }
+}
+
+async function problemOf(response: Response): Promise<Problem> {
+  const body = (await response.json().catch(() => null)) as Problem | null;
+  return body && typeof body.code === 'string'
+    ? { ...body, status: response.status }
+    : { ...NETWORK, status: response.status, code: 'unexpected' };
+}
+
+/** One refresh at a time, whatever the number of calls that found their token expired. */
+function refresh(): Promise<boolean> {
+  refreshing ??= send('POST', '/admin/auth/refresh', {})
+    .then((response) => response.ok)
+    .catch(() => false)
+    .finally(() => setTimeout(() => (refreshing = null), 0));
+  return refreshing;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response = await send(method, path, body);
+  if (response.status === 401 && !path.startsWith('/admin/auth/sign-in') && !path.startsWith('/admin/auth/refresh')) {
+    const problem = await problemOf(response.clone());
+    // An expired access cookie is dropped by the browser, so `unauthenticated` is worth one refresh too.
+    if (problem.code === 'token_expired' || problem.code === 'unauthenticated') {
+      if (await refresh()) response = await send(method, path, body);
+      if (response.status === 401) {
+        onSessionEnded();
+        throw new ApiError(await problemOf(response));
+      }
+    }
+  }
+  if (!response.ok) throw new ApiError(await problemOf(response));
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+export const get = <T>(path: string) => api<T>('GET', path);
+export const post = <T>(path: string, body: unknown = {}) => api<T>('POST', path, body);

@@ -1,0 +1,30 @@
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Formatter } from '../i18n/format.js';
+import type { Lang, MessageKey } from '../i18n/messages.js';
+import type { Me } from './types.js';
+
+export interface AppContext {
+  lang: Lang;
+  t: (key: MessageKey, params?: Record<string, string | number>) => string;
+  fmt: Formatter;
+  me: Me;
+  /** Write controls are offered only to a signed-in staff member (a support session reads only). */
+  canWrite: boolean;
+  can: (permission: string) => boolean;
+  entitled: (entitlement: string) => boolean;
+}
+
+export const App = createContext<AppContext | null>(null);
+
+export function useApp(): AppContext {
+  const context = useContext(App);
+  if (!context) throw new Error('useApp outside the signed-in shell');
+  return context;
+}
+
+/** A bilingual value in the current language: `label_en` / `label_ar`, `message_en` / `message_ar`. */
+export function pick(lang: Lang, value: object, stem: string): string {
+  const bilingual = value as Record<string, unknown>;
+  return String(bilingual[`${stem}_${lang}`] ?? bilingual[`${stem}_en`] ?? '');
+}

@@ -1,0 +1,318 @@
+import { render, type ComponentChildren } from 'preact';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { ProblemView } from './components/Problem.js';
+import { formatLag, formatter } from './i18n/format.js';
+import { LANGS, translate, type Lang, type MessageKey } from './i18n/messages.js';
+import { api, get, whenSessionEnds } from './lib/api.js';
+import { App, useApp, type AppContext } from './lib/app-context.js';
+import { AREA_PLAN, REPORTS, reportTitle } from './lib/reports.js';
+import { navigate, useLocation } from './lib/router.js';
+import type { Me, Status } from './lib/types.js';
+import { Overview } from './pages/Overview.js';
+import { Report } from './pages/Report.js';
+import './styles.css';
+
+const LANG_KEY = 'dashboard.lang';
+const STORE_KEY = 'dashboard.storeId';
+
+function initialLang(): Lang {
+  const saved = localStorage.getItem(LANG_KEY);
+  if (saved === 'en' || saved === 'ar') return saved;
+  return navigator.language.startsWith('ar') ? 'ar' : 'en';
+}
+
+function applyLang(lang: Lang): void {
+  document.documentElement.lang = lang;
+  document.documentElement.dir = lang === 'ar' ? 'rtl' : 'ltr';
+  document.title = translate(lang, 'app.title');
+}
+
+function Root() {
+  const [lang, setLangState] = useState<Lang>(initialLang);
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [ended, setEnded] = useState(false);
+  const setLang = useCallback((next: Lang) => {
+    localStorage.setItem(LANG_KEY, next);
+    setLangState(next);
+  }, []);
+  useEffect(() => applyLang(lang), [lang]);
+  const loadMe = useCallback(() => {
+    get<Me>('/admin/auth/me').then(setMe, () => setMe(null));
+  }, []);
+  useEffect(() => {
+    whenSessionEnds(() => {
+      setEnded(true);
+      setMe(null);
+    });
+    loadMe();
+  }, [loadMe]);
+  if (me === undefined) return <p role="status">{translate(lang, 'app.loading')}</p>;
+  if (me === null)
+    return (
+      <SignIn
+        lang={lang}
+        setLang={setLang}
+        ended={ended}
+        onSignedIn={() => {
+          setEnded(false);
+          loadMe();
+        }}
+      />
+    );
+  return <Shell me={me} lang={lang} setLang={setLang} onSignedOut={() => setMe(null)} />;
+}
+
+function LanguageSwitch({ lang, setLang }: { lang: Lang; setLang: (lang: Lang) => void }) {
+  return (
+    <label class="lang">
+      <span>{translate(lang, 'top.language')}</span>
+      <select value={lang} onChange={(event) => setLang(event.currentTarget.value as Lang)} name="language">
+        {LANGS.map((code) => (
+          <option value={code} key={code} lang={code}>
+            {translate(code, `lang.${code}` as MessageKey)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Cookie transport: the service sets HttpOnly cookies; the page keeps only the store id, for next time. */
+function SignIn({
+  lang,
+  setLang,
+  ended,
+  onSignedIn,
+}: {
+  lang: Lang;
+  setLang: (lang: Lang) => void;
+  ended: boolean;
+  onSignedIn: () => void;
+}) {
+  const t = (key: MessageKey) => translate(lang, key);
+  const initialStore = new URLSearchParams(window.location.search).get('store') ?? localStorage.getItem(STORE_KEY) ?? '';
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const storeId = String(form.get('storeId') ?? '').trim();
+    setBusy(true);
+    setError(null);
+    try {
+      await api('POST', '/admin/auth/sign-in', {
+        storeId,
+        email: String(form.get('email') ?? '').trim(),
+        password: String(form.get('password') ?? ''),
+        transport: 'cookie',
+      });
+      localStorage.setItem(STORE_KEY, storeId);
+      onSignedIn();
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" class="sign-in">
+      <div class="sign-in-top">
+        <LanguageSwitch lang={lang} setLang={setLang} />
+      </div>
+      <form onSubmit={submit} aria-labelledby="sign-in-title">
+        <h1 id="sign-in-title">{t('signIn.title')}</h1>
+        {ended ? <p role="status">{t('error.signInAgain')}</p> : null}
+        <label>
+          <span>{t('signIn.storeId')}</span>
+          <input name="storeId" required autoComplete="organization" value={initialStore} dir="ltr" />
+        </label>
+        <label>
+          <span>{t('signIn.email')}</span>
+          <input name="email" type="email" required autoComplete="username" dir="ltr" />
+        </label>
+        <label>
+          <span>{t('signIn.password')}</span>
+          <input name="password" type="password" required autoComplete="current-password" dir="ltr" />
+        </label>
+        {error ? <ProblemView error={error} lang={lang} /> : null}
+        <button type="submit" disabled={busy}>
+          {busy ? t('signIn.busy') : t('signIn.submit')}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang: (lang: Lang) => void; onSignedOut: () => void }) {
+  const location = useLocation();
+  const canRead = me.permissions.some((permission) => /^insights\.\w+\.view$/.test(permission));
+  const [status, setStatus] = useState<Status | null>(null);
+  useEffect(() => {
+    if (!canRead) return;
+    const load = () => get<Status>('/admin/insights/status').then(setStatus, () => undefined);
+    load();
+    const timer = setInterval(load, 60_000);
+    return () => clearInterval(timer);
+  }, [canRead]);
+  const context = useMemo<AppContext>(() => {
+    const currency = status?.currency ?? me.store.currency;
+    const timezone = status?.timezone ?? me.store.timezone;
+    return {
+      lang,
+      t: (key, params) => translate(lang, key, params),
+      fmt: formatter(lang, currency, timezone),
+      me,
+      canWrite: !me.readOnly,
+      can: (permission) => me.permissions.includes(permission),
+      entitled: (entitlement) => me.entitlements.includes(entitlement),
+    };
+  }, [lang, me, status]);
+  useEffect(() => {
+    if (location.path === '/') navigate(canRead ? '/insights/overview' : '/data-hub/connections', true);
+  }, [location.path, canRead]);
+  const { t } = context;
+  return (
+    <App.Provider value={context}>
+      <a class="skip" href="#main">
+        {t('app.skip')}
+      </a>
+      <header class="top">
+        <div class="store">
+          <strong>{me.store.name}</strong>
+          <span class="who">
+            {me.staff ? `${t('top.signedInAs', { name: me.staff.name })} · ${t(`role.${me.staff.role}` as MessageKey)}` : me.support?.agent}
+          </span>
+        </div>
+        <Freshness status={status} />
+        <div class="tools">
+          <LanguageSwitch lang={lang} setLang={setLang} />
+          {me.staff ? (
+            <button type="button" data-write onClick={() => api('POST', '/admin/auth/sign-out').finally(onSignedOut)}>
+              {t('top.signOut')}
+            </button>
+          ) : null}
+        </div>
+      </header>
+      {me.readOnly && me.support ? (
+        <div class="support-banner" role="status" data-read-only>
+          <strong>{t('support.banner', { agent: me.support.agent, until: context.fmt.dateTime(me.support.expiresAt) })}</strong>{' '}
+          <span>{t('support.reason', { reason: me.support.reason })}</span>
+        </div>
+      ) : null}
+      <div class="layout">
+        <SideNav path={location.path} />
+        <main id="main" tabIndex={-1}>
+          <Page path={location.path} query={location.query} />
+        </main>
+      </div>
+    </App.Provider>
+  );
+}
+
+function Freshness({ status }: { status: Status | null }) {
+  const { t, lang, fmt } = useApp();
+  if (!status?.dataAsOf) return <p class="freshness">{t('top.noStatus')}</p>;
+  const lag = status.lagSeconds ?? 0;
+  return (
+    <p class="freshness" data-freshness>
+      {t('top.dataAsOf', { time: fmt.dateTime(status.dataAsOf) })} ·{' '}
+      {lag < 60 ? t('top.upToDate') : t('top.lag', { lag: formatLag(lang, lag) })}
+    </p>
+  );
+}
+
+/** The range and comparison follow the member from page to page. */
+const KEPT = ['last', 'from', 'to', 'compare', 'grain'];
+
+function NavLink({ to, current, children }: { to: string; current: string; children: ComponentChildren }) {
+  const { query } = useLocation();
+  const kept = new URLSearchParams([...query].filter(([key]) => KEPT.includes(key))).toString();
+  const href = kept ? `${to}?${kept}` : to;
+  return (
+    <a
+      href={`/admin/app${href}`}
+      aria-current={current === to ? 'page' : undefined}
+      onClick={(event) => {
+        if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+        event.preventDefault();
+        navigate(href);
+        document.getElementById('main')?.focus();
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+/** What the member may not read is not offered; what the plan lacks is offered with the plan that has it. */
+function SideNav({ path }: { path: string }) {
+  const { t, can, entitled } = useApp();
+  const reports = REPORTS.filter((report) => report.name !== 'overview' && can(`insights.${report.area}.view`));
+  const dataHub = (can('data.flows.read') || can('data.connections.manage')) && entitled('feature:data_hub');
+  return (
+    <nav class="side" aria-label={t('nav.label')}>
+      {can('insights.sales.view') || reports.length > 0 ? (
+        <>
+          <h2>{t('nav.insights')}</h2>
+          <ul>
+            {can('insights.sales.view') ? (
+              <li>
+                <NavLink to="/insights/overview" current={path}>
+                  {t('nav.overview')}
+                </NavLink>
+              </li>
+            ) : null}
+            {reports.map((report) => (
+              <li key={report.name}>
+                <NavLink to={`/insights/reports/${report.name}`} current={path}>
+                  {t(reportTitle(report.name))}
+                  {entitled(`area:${report.area}`) ? null : (
+                    <span class="plan-badge"> ({t('nav.needsPlan', { plan: t(`plan.${AREA_PLAN[report.area]}` as MessageKey) })})</span>
+                  )}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {dataHub ? (
+        <>
+          <h2>{t('nav.dataHub')}</h2>
+          <ul>
+            {(['connections', 'mappings', 'flows'] as const).map((area) => (
+              <li key={area}>
+                <NavLink to={`/data-hub/${area}`} current={path}>
+                  {t(`nav.${area}`)}
+                </NavLink>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </nav>
+  );
+}
+
+function Page({ path, query }: { path: string; query: URLSearchParams }) {
+  const { t } = useApp();
+  if (path === '/insights/overview') return <Overview query={query} />;
+  const report = /^\/insights\/reports\/(\w+)$/.exec(path);
+  if (report) return <Report name={report[1]} query={query} key={report[1]} />;
+  const hub = /^\/data-hub\/(connections|mappings|flows)$/.exec(path);
+  if (hub) return <Placeholder title={t(`nav.${hub[1]}` as MessageKey)} />;
+  if (path === '/') return null;
+  return <p role="alert">{t('report.notFound')}</p>;
+}
+
+/** Data hub pages come in the next slice of issue 13. */
+function Placeholder({ title }: { title: string }) {
+  const { t } = useApp();
+  return (
+    <section aria-labelledby="page-title" class="placeholder">
+      <h1 id="page-title">{t('placeholder.title', { area: title })}</h1>
+      <p>{t('placeholder.body')}</p>
+    </section>
+  );
+}
+
+render(<Root />, document.getElementById('app')!);

@@ -1,0 +1,72 @@
+import { useEffect, useMemo } from 'preact/hooks';
+import { Chart } from '../components/Chart.js';
+import { ProblemView } from '../components/Problem.js';
+import { RangePicker, rangeParams } from '../components/RangePicker.js';
+import { pick, useApp } from '../lib/app-context.js';
+import type { Column, ReportResponse } from '../lib/types.js';
+import { useFetch } from '../lib/use-fetch.js';
+import { lineOption, sparklineOption } from './chart-options.js';
+
+const HEADLINES = ['net_sales', 'total_sales', 'orders', 'average_order_value', 'customers', 'returning_customer_rate'];
+
+/** Insights overview: headline figures with their change against the compared range, sparklines and the trend. */
+export function Overview({ query }: { query: URLSearchParams }) {
+  const { t, lang, fmt } = useApp();
+  const params = rangeParams(query);
+  const { data, error, loading } = useFetch<ReportResponse>(`/admin/insights/reports/overview?${params}`);
+  useEffect(() => {
+    // The first meaningful render, measured by the browser test (README, "Dashboard").
+    if (data && performance.getEntriesByName('dashboard-interactive').length === 0) performance.mark('dashboard-interactive');
+  }, [data]);
+  const columns = useMemo(() => new Map((data?.columns ?? []).map((column) => [column.name, column])), [data]);
+  const headlines = HEADLINES.map((name) => columns.get(name)).filter((column): column is Column => Boolean(column));
+  const net = columns.get('net_sales');
+  return (
+    <section aria-labelledby="page-title" aria-busy={loading}>
+      <h1 id="page-title">{t('overview.title')}</h1>
+      <RangePicker query={query} range={data?.range} key={query.toString()} />
+      {error ? <ProblemView error={error} lang={lang} /> : null}
+      {!data && !error ? <p role="status">{t('app.loading')}</p> : null}
+      {data ? (
+        <>
+          <h2 class="visually-hidden">{t('overview.headline')}</h2>
+          <ul class="cards">
+            {headlines.map((column) => {
+              const value = data.totals[column.name];
+              const before = data.compareTotals?.[column.name];
+              const delta =
+                typeof value === 'number' && typeof before === 'number' && before !== 0 ? (value - before) / Math.abs(before) : null;
+              const label = pick(lang, column, 'label');
+              return (
+                <li class="card" key={column.name} data-measure={column.name}>
+                  <h3>{label}</h3>
+                  <p class="figure">{fmt.value(value, column.type)}</p>
+                  <p class="delta" data-direction={delta === null ? 'none' : delta >= 0 ? 'up' : 'down'}>
+                    {data.compareTotals
+                      ? `${delta === null ? '—' : fmt.percent(delta, true)} ${t('overview.vs', { value: fmt.value(before, column.type) })}`
+                      : t('overview.noCompare')}
+                  </p>
+                  <Chart
+                    height={48}
+                    label={t('chart.label', { title: label })}
+                    option={sparklineOption(data.series.map((point) => Number(point[column.name] ?? 0)))}
+                  />
+                </li>
+              );
+            })}
+          </ul>
+          {net ? (
+            <section class="panel" aria-labelledby="trend-title">
+              <h2 id="trend-title">{t('overview.trend', { measure: pick(lang, net, 'label') })}</h2>
+              <Chart
+                label={t('chart.label', { title: t('overview.trend', { measure: pick(lang, net, 'label') }) })}
+                rtl={lang === 'ar'}
+                option={lineOption(data, [net], lang, fmt, t)}
+              />
+            </section>
+          ) : null}
+        </>
+      ) : null}
+    </section>
+  );
+}
