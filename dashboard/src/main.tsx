@@ -10,6 +10,8 @@ import { navigate, useLocation } from './lib/router.js';
 import type { Me, Status } from './lib/types.js';
 import { Overview } from './pages/Overview.js';
 import { Report } from './pages/Report.js';
+import { InsightsNav, InsightsPage } from './pages/insights/routes.js';
+import { DataHubPage } from './pages/data-hub/index.js';
 import './styles.css';
 
 const LANG_KEY = 'dashboard.lang';
@@ -168,7 +170,11 @@ function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang
     };
   }, [lang, me, status]);
   useEffect(() => {
-    if (location.path === '/') navigate(canRead ? '/insights/overview' : '/data-hub/connections', true);
+    if (location.path === '/')
+      navigate(
+        canRead ? '/insights/overview' : me.permissions.includes('data.flows.manage') ? '/data-hub/connections' : '/data-hub/flows',
+        true,
+      );
   }, [location.path, canRead]);
   const { t } = context;
   return (
@@ -273,19 +279,22 @@ function SideNav({ path }: { path: string }) {
               </li>
             ))}
           </ul>
+          <InsightsNav path={path} Link={NavLink} />
         </>
       ) : null}
       {dataHub ? (
         <>
           <h2>{t('nav.dataHub')}</h2>
           <ul>
-            {(['connections', 'mappings', 'flows'] as const).map((area) => (
-              <li key={area}>
-                <NavLink to={`/data-hub/${area}`} current={path}>
-                  {t(`nav.${area}`)}
-                </NavLink>
-              </li>
-            ))}
+            {(['connections', 'mappings', 'flows'] as const)
+              .filter((area) => area !== 'connections' || can('data.flows.manage'))
+              .map((area) => (
+                <li key={area}>
+                  <NavLink to={`/data-hub/${area}`} current={path}>
+                    {t(`nav.${area}`)}
+                  </NavLink>
+                </li>
+              ))}
           </ul>
         </>
       ) : null}
@@ -298,21 +307,11 @@ function Page({ path, query }: { path: string; query: URLSearchParams }) {
   if (path === '/insights/overview') return <Overview query={query} />;
   const report = /^\/insights\/reports\/(\w+)$/.exec(path);
   if (report) return <Report name={report[1]} query={query} key={report[1]} />;
-  const hub = /^\/data-hub\/(connections|mappings|flows)$/.exec(path);
-  if (hub) return <Placeholder title={t(`nav.${hub[1]}` as MessageKey)} />;
+  const insights = InsightsPage({ path, query });
+  if (insights) return insights;
+  if (path.startsWith('/data-hub/')) return <DataHubPage path={path} />;
   if (path === '/') return null;
   return <p role="alert">{t('report.notFound')}</p>;
-}
-
-/** Data hub pages come in the next slice of issue 13. */
-function Placeholder({ title }: { title: string }) {
-  const { t } = useApp();
-  return (
-    <section aria-labelledby="page-title" class="placeholder">
-      <h1 id="page-title">{t('placeholder.title', { area: title })}</h1>
-      <p>{t('placeholder.body')}</p>
-    </section>
-  );
 }
 
 render(<Root />, document.getElementById('app')!);

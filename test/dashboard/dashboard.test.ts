@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Fastify from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerDashboardWeb } from '../../src/dashboard-web/dashboard-web.js';
 import { DemoStoreService } from '../../src/demo/demo-store.service.js';
@@ -13,28 +11,17 @@ import { ROOT } from '../support/build.js';
 import { addStaff, supportSession, type TestStaff } from '../support/dashboard.js';
 import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
+import { buildDashboard, expectAccessible, launchChromium, shoot } from './browser.js';
 
 /**
  * The dashboard web app (issue 13) in Debian's Chromium driven by playwright-core, against the real
  * service on a seeded store: sign-in with cookie transport, the overview, a report, the range, Arabic,
  * a support session, axe-core's WCAG 2.1 AA rules on every page, screenshots under test-results/dashboard/.
  */
-const run = promisify(execFile);
 const BUILD_DIR = join(ROOT, '.data', `test-dashboard-${randomBytes(4).toString('hex')}`);
-const SHOTS = join(ROOT, 'test-results', 'dashboard');
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 // The page's globals, in the functions evaluated in the browser (the service's tsconfig has no DOM library).
 declare const document: { cookie: string; documentElement: { dir: string; lang: string } };
-declare const window: unknown;
 
 describe('the dashboard web app in a browser', () => {
   const t = useTestApp({ DASHBOARD_DIR: BUILD_DIR });
@@ -44,19 +31,10 @@ describe('the dashboard web app in a browser', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let axeSource: string;
   const timings: Record<string, number> = {};
 
   beforeAll(async () => {
-    // The app as `npm install` builds it (vite build), into a directory of this run.
-    const building = run(
-      process.execPath,
-      [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'dashboard/vite.config.ts'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, DASHBOARD_OUT_DIR: BUILD_DIR },
-      },
-    );
+    const building = buildDashboard(BUILD_DIR);
     store = await t.store({ name: 'Dashboard Test Store' });
     await t.app.get(DemoStoreService).seed(store.storeId, { orders: 300, productCount: 40 });
     // Growth: every area but behaviour, so that the behaviour reports show the plan refusal.
@@ -65,9 +43,7 @@ describe('the dashboard web app in a browser', () => {
     await building;
     // Chromium keeps Secure cookies from http://localhost (a trustworthy origin), as the service sets them.
     base = (await t.listen()).replace('127.0.0.1', 'localhost');
-    axeSource = await readFile(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-    await mkdir(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
   }, 120_000);
@@ -77,21 +53,6 @@ describe('the dashboard web app in a browser', () => {
     await rm(BUILD_DIR, { recursive: true, force: true });
     if (Object.keys(timings).length) console.log(`dashboard timings (ms): ${JSON.stringify(timings)}`);
   });
-
-  /** axe-core's WCAG 2.1 A and AA rules on the page as it is now: no violation. */
-  async function expectAccessible(target: Page, name: string): Promise<void> {
-    await target.evaluate(axeSource);
-    const violations = await target.evaluate(async (tags) => {
-      const axe = (window as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: any[] }> } }).axe;
-      const result = await axe.run(document, { runOnly: { type: 'tag', values: tags } });
-      return result.violations.map(
-        (violation) => `${violation.id}: ${violation.nodes.map((node: { target: string[] }) => node.target.join(' ')).join(', ')}`,
-      );
-    }, WCAG_AA);
-    expect(violations, name).toEqual([]);
-  }
-
-  const shoot = (target: Page, name: string) => target.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
   it('serves the page with no-cache, hashed assets as immutable (gzipped), and client routes as the page', async () => {
     const index = await fetch(`${base}/admin/`);

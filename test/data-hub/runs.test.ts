@@ -88,6 +88,14 @@ describe('data hub runs: stock imports with previews, row lists and the shrink g
     const rejected = ok(await call('GET', `${HUB}/runs/${run.id}/rejected?limit=3`));
     expect(rejected.items).toHaveLength(3);
     expect(ok(await call('GET', `${HUB}/runs/${run.id}/rejected?cursor=${rejected.nextCursor}`)).items).toHaveLength(1);
+    expect(ok(await call('GET', `${HUB}/flows/${flowId}`)).lastRun).toEqual({
+      id: run.id,
+      trigger: 'manual',
+      status: 'succeeded',
+      counts: run.counts,
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+    });
     const history = ok(await call('GET', `${HUB}/flows/${flowId}/runs`)).items;
     expect(history.map((item: { id: string; preview: boolean }) => [item.id, item.preview])).toEqual([
       [run.id, false],

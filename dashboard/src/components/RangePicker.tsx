@@ -19,11 +19,29 @@ export function rangeParams(query: URLSearchParams): URLSearchParams {
   if (compare) params.set('compare', compare);
   const grain = query.get('grain');
   if (grain && GRAINS.includes(grain)) params.set('grain', grain);
+  for (const filter of query.getAll('filter')) params.append('filter[]', filter);
   return params;
 }
 
+/** The page's `filter=dimension:value` entries (repeated in the query string). */
+export function filtersOf(query: URLSearchParams): { dimension: string; value: string }[] {
+  return query.getAll('filter').flatMap((entry) => {
+    const at = entry.indexOf(':');
+    return at > 0 ? [{ dimension: entry.slice(0, at), value: entry.slice(at + 1) }] : [];
+  });
+}
+
 /** Last 7/30/90/365 days, all time or custom dates, and what to compare with; changes go to the query string. */
-export function RangePicker({ query, range }: { query: URLSearchParams; range?: { from: string; to: string } }) {
+export function RangePicker({
+  query,
+  range,
+  grain = true,
+}: {
+  query: URLSearchParams;
+  range?: { from: string; to: string };
+  /** The builder splits by a time grain as a dimension: no grain here. */
+  grain?: boolean;
+}) {
   const { t, fmt } = useApp();
   const custom = Boolean(query.get('from') && query.get('to'));
   const [mode, setMode] = useState(custom ? 'custom' : (query.get('last') ?? '30'));
@@ -79,21 +97,23 @@ export function RangePicker({ query, range }: { query: URLSearchParams; range?: 
           <option value="previous_year">{t('range.previous_year')}</option>
         </select>
       </label>
-      <label>
-        <span>{t('range.grain')}</span>
-        <select
-          name="grain"
-          value={query.get('grain') ?? ''}
-          onChange={(event) => navigate(withQuery({ grain: event.currentTarget.value || null, cursor: null }))}
-        >
-          <option value="">{t('grain.auto')}</option>
-          {GRAINS.map((grain) => (
-            <option value={grain} key={grain}>
-              {t(`grain.${grain}` as MessageKey)}
-            </option>
-          ))}
-        </select>
-      </label>
+      {grain ? (
+        <label>
+          <span>{t('range.grain')}</span>
+          <select
+            name="grain"
+            value={query.get('grain') ?? ''}
+            onChange={(event) => navigate(withQuery({ grain: event.currentTarget.value || null, cursor: null }))}
+          >
+            <option value="">{t('grain.auto')}</option>
+            {GRAINS.map((grain) => (
+              <option value={grain} key={grain}>
+                {t(`grain.${grain}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       {range ? (
         <p class="range-shown" aria-live="polite">
           {t('range.shown', { from: fmt.date(range.from), to: fmt.date(range.to) })}

@@ -39,3 +39,108 @@ export interface ReportResponse {
   nextCursor: string | null;
   dataAsOf: string | null;
 }
+
+/** Insights catalogue, builder, saved reports, exports, schedules and settings (contract section 8). */
+export interface CatalogueItem {
+  name: string;
+  area: string | null;
+  type: string;
+  label_en: string;
+  label_ar: string;
+  description_en: string;
+  description_ar: string;
+  dimensions?: string[];
+  builder?: boolean;
+  filterable?: boolean;
+  operators?: string[];
+}
+
+export interface DimensionValue {
+  value: string;
+  label_en: string;
+  label_ar: string;
+}
+
+export interface BuilderFilter {
+  dimension: string;
+  op: string;
+  values: string[];
+}
+
+export interface BuilderQuery {
+  measures: string[];
+  dimensions?: string[];
+  filters?: BuilderFilter[];
+  last?: number | 'all';
+  from?: string;
+  to?: string;
+  compare?: string;
+  sort?: string;
+  limit?: number;
+}
+
+export type ReportDefinition = { report: string; params?: Record<string, unknown> } | { builder: BuilderQuery };
+
+export interface SavedReport {
+  id: string;
+  name: string;
+  definition: ReportDefinition;
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface InsightsExport {
+  id: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  format?: string;
+  progress: { rows: number; totalRows: number | null; percent: number | null };
+  file: { name: string; bytes: number; contentType: string; expiresAt: string; expired?: boolean } | null;
+  error?: { code: string; message_en: string; message_ar: string } | null;
+  createdAt?: string;
+}
+
+export interface Cadence {
+  frequency: 'daily' | 'weekly' | 'monthly';
+  time: string;
+  weekday?: string;
+  dayOfMonth?: number;
+}
+
+export interface Schedule {
+  id: string;
+  savedReportId: string;
+  name: string;
+  cadence: Cadence;
+  format: 'csv' | 'xlsx';
+  destination: { kind: 'email'; recipients: string[] } | { kind: 'connection'; connectionId: string; pathTemplate: string };
+  paused: boolean;
+  nextRunAt: string | null;
+  lastDelivery: Delivery | null;
+}
+
+export interface Delivery {
+  id: string;
+  dueAt: string;
+  status: 'queued' | 'running' | 'delivered' | 'failed' | 'skipped';
+  attempts: number;
+  rows: number | null;
+  bytes: number | null;
+  error?: { code: string; message_en: string; message_ar: string } | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface InsightsSettings {
+  timezone: string;
+  currency: string;
+  weekStartsOn: 'saturday' | 'sunday' | 'monday';
+  language: 'en' | 'ar';
+  excludeTestOrders: boolean;
+  lateAfterHours: number | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}

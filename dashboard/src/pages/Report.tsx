@@ -8,6 +8,8 @@ import { navigate, withQuery } from '../lib/router.js';
 import type { Column, ReportResponse, Row } from '../lib/types.js';
 import { useFetch } from '../lib/use-fetch.js';
 import { barOption, lineOption } from './chart-options.js';
+import { ReportFilters, reportBodyParams } from './insights/ReportFilters.js';
+import { StartExport } from './insights/shared.js';
 
 const PAGE_SIZES = ['25', '50', '100'];
 
@@ -36,6 +38,7 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
     <section aria-labelledby="page-title" aria-busy={loading} data-report={name}>
       <h1 id="page-title">{title}</h1>
       <RangePicker query={query} range={data?.range} key={query.toString()} />
+      <ReportFilters query={query} />
       {error ? <ProblemView error={error} lang={lang} /> : null}
       {!data && !error ? <p role="status">{t('app.loading')}</p> : null}
       {data ? (
@@ -88,6 +91,7 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
               </select>
             </label>
           </nav>
+          <StartExport source={{ report: name, params: reportBodyParams(query) }} />
         </>
       ) : null}
     </section>

@@ -19,7 +19,10 @@ const DOC = sql`json_build_object(
   'schedule', case when f.schedule_cron is null then null else json_build_object('cron', f.schedule_cron, 'timezone', f.schedule_timezone) end,
   'paused', f.paused, 'muted', f.muted, 'missingAfterMinutes', f.missing_after_minutes, 'alertRecipients', f.alert_recipients,
   'shrinkGuard', json_build_object('maxDeactivatePercent', f.max_deactivate_percent, 'maxDeactivateCount', f.max_deactivate_count),
-  'nextRunAt', iso_utc(f.next_run_at), 'lastRun', null,
+  'nextRunAt', iso_utc(f.next_run_at),
+  'lastRun', (select json_build_object('id', r.id, 'trigger', r.trigger, 'status', r.status, 'counts', r.counts,
+                'startedAt', iso_utc(r.started_at), 'finishedAt', iso_utc(r.finished_at))
+              from data_hub_runs r where r.flow_id = f.id and not r.preview order by r.created_at desc, r.id desc limit 1),
   'createdAt', iso_utc(f.created_at), 'updatedAt', iso_utc(f.updated_at))`;
 
 /** A flow's settings, whole: what a create gives (with defaults) or a change leaves. */
@@ -40,7 +43,23 @@ interface FlowSettings {
   shrinkGuard: { maxDeactivatePercent: number; maxDeactivateCount: number };
 }
 
-export type FlowDocument = FlowSettings & { id: string; nextRunAt: string | null; lastRun: null; createdAt: string; updatedAt: string };
+/** The flow's latest run that is not a preview, in brief. */
+export interface LastRun {
+  id: string;
+  trigger: 'manual' | 'schedule';
+  status: string;
+  counts: Record<string, number>;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export type FlowDocument = FlowSettings & {
+  id: string;
+  nextRunAt: string | null;
+  lastRun: LastRun | null;
+  createdAt: string;
+  updatedAt: string;
+};
 
 const DEFAULTS = {
   encoding: 'utf-8',

@@ -1,0 +1,407 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, get } from '../../lib/api.js';
+import { pick, useApp } from '../../lib/app-context.js';
+import { navigate } from '../../lib/router.js';
+import { TransformSteps } from './TransformSteps.js';
+import type { Connection, Mapping, MappingField, Page, Structure, Transform, TransformStep } from './types.js';
+import { ErrorView, HUB, HubLink, hubPost, hubPut, Pager, useAction, useLoad, usePaged } from './ui.js';
+
+export function MappingsList() {
+  const { t, can, canWrite, fmt } = useApp();
+  const list = usePaged<Mapping>(`${HUB}/mappings`);
+  return (
+    <section aria-labelledby="page-title" class="hub">
+      <div class="page-head">
+        <h1 id="page-title">{t('nav.mappings')}</h1>
+        {canWrite && can('data.flows.manage') ? (
+          <HubLink to="/data-hub/mappings/new" class="button">
+            {t('hub.mappings.new')}
+          </HubLink>
+        ) : null}
+      </div>
+      <ErrorView error={list.error} />
+      {list.data?.items.length === 0 ? <p>{t('hub.mappings.empty')}</p> : null}
+      {list.data?.items.length ? (
+        <table class="hub-table">
+          <caption class="visually-hidden">{t('nav.mappings')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('hub.field.name')}</th>
+              <th scope="col">{t('hub.field.structure')}</th>
+              <th scope="col">{t('hub.field.direction')}</th>
+              <th scope="col">{t('hub.mappings.version')}</th>
+              <th scope="col">{t('hub.field.updatedAt')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.items.map((mapping) => (
+              <tr key={mapping.id}>
+                <td>
+                  <HubLink to={`/data-hub/mappings/${mapping.id}`}>{mapping.name}</HubLink>
+                </td>
+                <td>{mapping.structure}</td>
+                <td>{t(`hub.direction.${mapping.direction}`)}</td>
+                <td>{fmt.number(mapping.version)}</td>
+                <td>{fmt.dateTime(mapping.updatedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <Pager {...list} />
+    </section>
+  );
+}
+
+/** One row of the editor per structure field: where it comes from (import) or the column it is written to (export). */
+interface Row {
+  field: string;
+  column: string;
+  transforms: TransformStep[];
+}
+
+function rowsOf(structure: Structure | undefined, direction: 'import' | 'export', fields: MappingField[] = []): Row[] {
+  if (!structure) return [];
+  const structureField = (field: MappingField) => (direction === 'import' ? field.target : (field.source ?? ''));
+  const column = (field: MappingField) => (direction === 'import' ? (field.sources?.join(', ') ?? field.source ?? '') : field.target);
+  const rows = structure.fields.map((field) => {
+    const found = fields.find((mapped) => structureField(mapped) === field.name);
+    return found
+      ? { field: field.name, column: column(found), transforms: found.transforms ?? [] }
+      : { field: field.name, column: direction === 'export' && fields.length === 0 ? field.name : '', transforms: [] };
+  });
+  return rows;
+}
+
+export function MappingEditor({ id }: { id: string }) {
+  const { t, lang, can, canWrite, fmt } = useApp();
+  const structures = useLoad<{ items: Structure[] }>(`${HUB}/structures`);
+  const transforms = useLoad<{ items: Transform[] }>(`${HUB}/transforms`);
+  const loaded = useLoad<Mapping>(id === 'new' ? null : `${HUB}/mappings/${id}`);
+  const versions = useLoad<{ items: MappingVersion[] }>(id === 'new' ? null : `${HUB}/mappings/${id}/versions`);
+  const connections = useLoad<Page<Connection>>(can('data.flows.manage') ? `${HUB}/connections?limit=100` : null);
+  const write = canWrite && can('data.flows.manage');
+  const mapping = loaded.data;
+  const [name, setName] = useState('');
+  const [structureName, setStructureName] = useState('stock');
+  const [direction, setDirection] = useState<'import' | 'export'>('import');
+  const [rows, setRows] = useState<Row[]>([]);
+  const [sourceConnection, setSourceConnection] = useState('');
+  const [template, setTemplate] = useState('');
+  const [sourceFields, setSourceFields] = useState<string[]>([]);
+  const [fieldErrors, setFieldErrors] = useState<Record<number, string[]>>({});
+  const [otherErrors, setOtherErrors] = useState<string[]>([]);
+  const [saved, setSaved] = useState(false);
+  const action = useAction();
+  const discover = useAction();
+  const structure = structures.data?.items.find((item) => item.name === structureName);
+
+  useEffect(() => {
+    if (mapping) {
+      setName(mapping.name);
+      setStructureName(mapping.structure);
+      setDirection(mapping.direction);
+    }
+  }, [mapping]);
+  useEffect(() => {
+    if (id !== 'new' && !mapping) return;
+    const fields = mapping && mapping.structure === structureName && mapping.direction === direction ? mapping.fields : [];
+    setRows(rowsOf(structure, direction, fields));
+  }, [structure, direction, mapping, id, structureName]);
+
+  const fieldsBody = (): { fields: MappingField[]; rowOf: number[] } => {
+    const fields: MappingField[] = [];
+    const rowOf: number[] = [];
+    rows.forEach((row, index) => {
+      const column = row.column.trim();
+      if (!column) return;
+      const transformsOf = row.transforms.length ? { transforms: row.transforms } : {};
+      if (direction === 'import') {
+        const sources = column
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean);
+        fields.push(
+          sources.length > 1 ? { target: row.field, sources, ...transformsOf } : { target: row.field, source: sources[0], ...transformsOf },
+        );
+      } else fields.push({ target: column, source: row.field, ...transformsOf });
+      rowOf.push(index);
+    });
+    return { fields, rowOf };
+  };
+
+  const save = (event: Event) => {
+    event.preventDefault();
+    const { fields, rowOf } = fieldsBody();
+    setFieldErrors({});
+    setOtherErrors([]);
+    setSaved(false);
+    void action.run(async () => {
+      try {
+        if (mapping) {
+          const answer = await hubPut<Mapping>(`/mappings/${mapping.id}`, { name, fields });
+          loaded.set(answer);
+          versions.reload();
+          setSaved(true);
+        } else {
+          const answer = await hubPost<Mapping>('/mappings', { name, structure: structureName, direction, fields });
+          navigate(`/data-hub/mappings/${answer.id}`);
+        }
+      } catch (caught) {
+        const errors =
+          caught instanceof ApiError
+            ? (caught.problem.errors as { field: string; message_en: string; message_ar: string }[] | undefined)
+            : undefined;
+        if (errors?.length) {
+          const perRow: Record<number, string[]> = {};
+          const other: string[] = [];
+          for (const error of errors) {
+            const index = /^fields\[(\d+)\]/.exec(error.field)?.[1];
+            const message = `${pick(lang, error, 'message')} (${error.field})`;
+            if (index !== undefined && rowOf[Number(index)] !== undefined) (perRow[rowOf[Number(index)]] ??= []).push(message);
+            else other.push(message);
+          }
+          setFieldErrors(perRow);
+          setOtherErrors(other);
+        }
+        throw caught;
+      }
+    });
+  };
+
+  const readFields = () =>
+    discover.run(async () => {
+      const answer = await get<{ fields: { name: string }[] }>(
+        `${HUB}/connections/${sourceConnection}/fields?template=${encodeURIComponent(template)}`,
+      );
+      setSourceFields(answer.fields.map((field) => field.name));
+    });
+
+  const restore = (version: number) =>
+    action.run(async () => {
+      const answer = await hubPost<Mapping>(`/mappings/${id}/restore`, { version });
+      loaded.set(answer);
+      versions.reload();
+    });
+
+  if (id !== 'new' && !mapping) return <ErrorView error={loaded.error} />;
+  const transformList = transforms.data?.items ?? [];
+  return (
+    <section aria-labelledby="page-title" class="hub">
+      <p>
+        <HubLink to="/data-hub/mappings">{t('hub.back.mappings')}</HubLink>
+      </p>
+      <h1 id="page-title">{mapping ? mapping.name : t('hub.mappings.new')}</h1>
+      {mapping ? <p>{t('hub.mappings.current', { version: fmt.number(mapping.version) })}</p> : null}
+      <ErrorView error={structures.error ?? transforms.error} />
+      <form class="hub-form" onSubmit={save} aria-labelledby="page-title">
+        <fieldset disabled={!write}>
+          <legend>{t('hub.mappings.about')}</legend>
+          <label>
+            <span>{t('hub.field.name')}</span>
+            <input name="name" required maxLength={120} value={name} onInput={(event) => setName(event.currentTarget.value)} />
+          </label>
+          <label>
+            <span>{t('hub.field.structure')}</span>
+            <select value={structureName} disabled={!!mapping} onChange={(event) => setStructureName(event.currentTarget.value)}>
+              {(structures.data?.items ?? []).map((item) => (
+                <option value={item.name} key={item.name}>
+                  {item.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span>{t('hub.field.direction')}</span>
+            <select
+              value={direction}
+              disabled={!!mapping}
+              onChange={(event) => setDirection(event.currentTarget.value as 'import' | 'export')}
+            >
+              {(structure?.directions ?? ['import', 'export']).map((option) => (
+                <option value={option} key={option}>
+                  {t(`hub.direction.${option}`)}
+                </option>
+              ))}
+            </select>
+          </label>
+        </fieldset>
+        {direction === 'import' && write && connections.data ? (
+          <fieldset class="discover">
+            <legend>{t('hub.mappings.sourceFields')}</legend>
+            <label>
+              <span>{t('hub.field.connection')}</span>
+              <select value={sourceConnection} onChange={(event) => setSourceConnection(event.currentTarget.value)}>
+                <option value="">—</option>
+                {connections.data.items.map((connection) => (
+                  <option value={connection.id} key={connection.id}>
+                    {connection.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              <span>{t('hub.field.fileTemplate')}</span>
+              <input value={template} dir="ltr" placeholder="stock-*.csv" onInput={(event) => setTemplate(event.currentTarget.value)} />
+            </label>
+            <button type="button" disabled={!sourceConnection || !template || discover.busy} onClick={() => void readFields()}>
+              {t('hub.mappings.readFields')}
+            </button>
+            <ErrorView error={discover.error} />
+            {sourceFields.length ? (
+              <p role="status" data-source-fields>
+                {t('hub.mappings.found', { fields: sourceFields.join(', ') })}
+              </p>
+            ) : null}
+            <datalist id="source-fields">
+              {sourceFields.map((field) => (
+                <option value={field} key={field} />
+              ))}
+            </datalist>
+          </fieldset>
+        ) : null}
+        <table class="hub-table mapping-rows">
+          <caption>{direction === 'import' ? t('hub.mappings.importCaption') : t('hub.mappings.exportCaption')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('hub.mappings.structureField')}</th>
+              <th scope="col">{direction === 'import' ? t('hub.mappings.sourceColumn') : t('hub.mappings.targetColumn')}</th>
+              <th scope="col">{t('hub.mappings.transforms')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row, index) => {
+              const field = structure?.fields.find((item) => item.name === row.field);
+              const errors = fieldErrors[index];
+              return (
+                <tr key={row.field} data-field={row.field} class={errors ? 'invalid' : undefined}>
+                  <th scope="row">
+                    <code>{row.field}</code>
+                    {field?.required && direction === 'import' ? (
+                      <abbr class="required" title={t('hub.required')}>
+                        {' '}
+                        *
+                      </abbr>
+                    ) : null}
+                    <span class="hint" id={`desc-${row.field}`}>
+                      {field ? pick(lang, field, 'description') : ''} ({field?.type})
+                    </span>
+                  </th>
+                  <td>
+                    <input
+                      value={row.column}
+                      dir="ltr"
+                      disabled={!write}
+                      list={direction === 'import' ? 'source-fields' : undefined}
+                      aria-label={t(direction === 'import' ? 'hub.mappings.sourceFor' : 'hub.mappings.columnFor', { field: row.field })}
+                      aria-describedby={`desc-${row.field}${errors ? ` err-${row.field}` : ''}`}
+                      aria-invalid={errors ? 'true' : undefined}
+                      required={!!field?.required && direction === 'import'}
+                      onInput={(event) => {
+                        const value = event.currentTarget.value;
+                        setRows((current) => current.map((item, at) => (at === index ? { ...item, column: value } : item)));
+                      }}
+                    />
+                    {errors ? (
+                      <ul class="field-errors" id={`err-${row.field}`} data-field-errors={row.field}>
+                        {errors.map((message) => (
+                          <li key={message}>{message}</li>
+                        ))}
+                      </ul>
+                    ) : null}
+                  </td>
+                  <td>
+                    <TransformSteps
+                      field={row.field}
+                      steps={row.transforms}
+                      transforms={transformList}
+                      disabled={!write}
+                      onChange={(steps) =>
+                        setRows((current) => current.map((item, at) => (at === index ? { ...item, transforms: steps } : item)))
+                      }
+                    />
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {otherErrors.length ? (
+          <ul class="field-errors" data-field-errors="mapping">
+            {otherErrors.map((message) => (
+              <li key={message}>{message}</li>
+            ))}
+          </ul>
+        ) : null}
+        <ErrorView error={action.error} />
+        {saved ? <p role="status">{t('hub.saved')}</p> : null}
+        {write ? (
+          <button type="submit" disabled={action.busy}>
+            {mapping ? t('hub.mappings.saveVersion') : t('hub.create')}
+          </button>
+        ) : null}
+      </form>
+      {versions.data ? <Versions versions={versions.data.items} current={mapping?.version} onRestore={write ? restore : null} /> : null}
+    </section>
+  );
+}
+
+interface MappingVersion {
+  version: number;
+  name: string;
+  fields: MappingField[];
+  restoredFrom: number | null;
+  createdAt: string;
+}
+
+function Versions({
+  versions,
+  current,
+  onRestore,
+}: {
+  versions: MappingVersion[];
+  current?: number;
+  onRestore: ((version: number) => void) | null;
+}) {
+  const { t, fmt } = useApp();
+  const sorted = useMemo(() => [...versions].sort((a, b) => b.version - a.version), [versions]);
+  return (
+    <section aria-labelledby="versions-title" class="versions">
+      <h2 id="versions-title">{t('hub.mappings.versions')}</h2>
+      <table class="hub-table">
+        <caption class="visually-hidden">{t('hub.mappings.versions')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('hub.mappings.version')}</th>
+            <th scope="col">{t('hub.field.updatedAt')}</th>
+            <th scope="col">{t('hub.mappings.fieldCount')}</th>
+            <th scope="col">
+              <span class="visually-hidden">{t('hub.actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {sorted.map((version) => (
+            <tr key={version.version} data-version={version.version}>
+              <td>{fmt.number(version.version)}</td>
+              <td>
+                {fmt.dateTime(version.createdAt)}
+                {version.restoredFrom ? ` · ${t('hub.mappings.restoredFrom', { version: version.restoredFrom })}` : ''}
+              </td>
+              <td>{fmt.number(version.fields.length)}</td>
+              <td>
+                {version.version === current ? (
+                  t('hub.mappings.currentShort')
+                ) : onRestore ? (
+                  <button type="button" onClick={() => onRestore(version.version)}>
+                    {t('hub.mappings.restore', { version: version.version })}
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,126 @@
+/** The data hub's API shapes the dashboard reads (contract section 9). */
+export type ConnectionKind = 'sftp' | 'object_storage' | 'database_read' | 'platform_drop';
+export const CONNECTION_KINDS: readonly ConnectionKind[] = ['platform_drop', 'sftp', 'object_storage', 'database_read'];
+
+export interface Bilingual {
+  message_en?: string;
+  message_ar?: string;
+}
+
+export interface Connection {
+  id: string;
+  name: string;
+  kind: ConnectionKind;
+  config: Record<string, unknown>;
+  credentials: { set: boolean; fields: string[] };
+  status: 'untested' | 'tested' | 'failed' | 'active';
+  lastTest: ({ at: string; ok: boolean; code?: string } & Bilingual) | null;
+  hostKey: { algorithm: string; fingerprint: string; pinnedAt: string } | null;
+}
+
+export interface StructureField {
+  name: string;
+  type: string;
+  required: boolean;
+  description_en: string;
+  description_ar: string;
+}
+export interface Structure {
+  name: string;
+  directions: ('import' | 'export')[];
+  key: string;
+  fields: StructureField[];
+}
+
+export interface JsonSchema {
+  type?: string | string[];
+  enum?: unknown[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  default?: unknown;
+}
+export interface Transform {
+  name: string;
+  args: JsonSchema;
+  description_en: string;
+  description_ar: string;
+}
+
+export interface TransformStep {
+  name: string;
+  args?: Record<string, unknown>;
+}
+export interface MappingField {
+  target: string;
+  source?: string;
+  sources?: string[];
+  transforms?: TransformStep[];
+}
+export interface Mapping {
+  id: string;
+  name: string;
+  structure: string;
+  direction: 'import' | 'export';
+  fields: MappingField[];
+  version: number;
+  updatedAt: string;
+}
+
+export interface Flow {
+  id: string;
+  name: string;
+  connectionId: string;
+  mappingId: string;
+  direction: 'import' | 'export';
+  format: 'csv' | 'jsonl' | 'xlsx';
+  encoding?: 'utf-8' | 'windows-1256';
+  fileTemplate: string;
+  mode: 'upsert' | 'replace';
+  schedule: { cron: string; timezone: string } | null;
+  paused: boolean;
+  muted: boolean;
+  missingAfterMinutes: number;
+  alertRecipients: string[];
+  shrinkGuard: { maxDeactivatePercent: number; maxDeactivateCount: number };
+  nextRunAt: string | null;
+  lastRun: { id: string; status: string; finishedAt?: string | null; startedAt?: string | null } | null;
+}
+
+export const COUNTS = ['read', 'created', 'changed', 'unchanged', 'deactivated', 'rejected', 'sent'] as const;
+
+export interface RejectedRow {
+  line: number | null;
+  key: string | null;
+  values: unknown;
+  errors: ({ field: string; code: string } & Bilingual)[];
+}
+export interface RecordRow {
+  key: string | null;
+  recordId: string | null;
+}
+
+export interface Run {
+  id: string;
+  flowId: string;
+  trigger: 'manual' | 'schedule';
+  preview: boolean;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'refused' | 'missing';
+  counts: Partial<Record<(typeof COUNTS)[number], number>> | null;
+  file: { name: string; bytes: number; sha256: string | null } | null;
+  firstRows?: number | null;
+  mappingVersion: number | null;
+  refusal: ({ code: string; wouldDeactivate: number; activeRecords: number; percent: number; threshold: number } & Bilingual) | null;
+  override?: { maxDeactivatePercent: number; reason: string } | null;
+  error: ({ code: string } & Bilingual) | null;
+  createdAt?: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  rows?: { rejected: RejectedRow[]; created: RecordRow[]; deactivated: RecordRow[] };
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}

@@ -1,0 +1,299 @@
+import { useState } from 'preact/hooks';
+import { ProblemView } from '../../components/Problem.js';
+import { RangePicker, rangeParams } from '../../components/RangePicker.js';
+import type { MessageKey } from '../../i18n/messages.js';
+import { ApiError, post } from '../../lib/api.js';
+import { pick, useApp } from '../../lib/app-context.js';
+import type { BuilderFilter, BuilderQuery, InsightsExport, ReportResponse, SavedReport } from '../../lib/types.js';
+import { ExportProgress, FieldError, ResultView, ValueSearch, useCatalogue } from './shared.js';
+
+const OPERATORS = ['in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'between', 'is_set', 'is_not_set'];
+const MAX_DIMENSIONS = 3;
+
+/** The query string's range as the builder's body takes it. */
+export function bodyRange(query: URLSearchParams): Pick<BuilderQuery, 'last' | 'from' | 'to' | 'compare'> {
+  const params = rangeParams(query);
+  const range: Pick<BuilderQuery, 'last' | 'from' | 'to' | 'compare'> = {};
+  const last = params.get('last');
+  if (last) range.last = last === 'all' ? 'all' : Number(last);
+  if (params.get('from')) range.from = params.get('from')!;
+  if (params.get('to')) range.to = params.get('to')!;
+  if (params.get('compare')) range.compare = params.get('compare')!;
+  return range;
+}
+
+interface FilterDraft {
+  dimension: string;
+  op: string;
+  value: string;
+}
+
+/** Measures by up to three dimensions, filtered, over a range; run, export what is too big, save. */
+export function Builder({ query }: { query: URLSearchParams }) {
+  const { t, lang, fmt, can, canWrite, entitled } = useApp();
+  const cat = useCatalogue();
+  const [measures, setMeasures] = useState<string[]>(['net_sales']);
+  const [dimensions, setDimensions] = useState<string[]>(['day', '', '']);
+  const [filters, setFilters] = useState<FilterDraft[]>([]);
+  const [sort, setSort] = useState('');
+  const [limit, setLimit] = useState('');
+  const [result, setResult] = useState<ReportResponse | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [exported, setExported] = useState<InsightsExport | null>(null);
+  const [exportError, setExportError] = useState<unknown>(null);
+  const [name, setName] = useState('');
+  const [saved, setSaved] = useState<SavedReport | null>(null);
+  const [saveError, setSaveError] = useState<unknown>(null);
+  if (!cat) return <p role="status">{t('app.loading')}</p>;
+  const builderMeasures = cat.measures.filter((measure) => measure.builder !== false);
+  const chosenDims = dimensions.filter(Boolean);
+  // Dimensions every chosen measure can be split by.
+  const splittable = cat.dimensions.filter((dimension) =>
+    measures.every((name) => cat.measures.find((measure) => measure.name === name)?.dimensions?.includes(dimension.name) ?? true),
+  );
+  const filterable = cat.dimensions.filter((dimension) => dimension.filterable);
+  const body = (): BuilderQuery => {
+    const out: BuilderQuery = { measures, dimensions: chosenDims, ...bodyRange(query) };
+    const complete = filters.filter((filter) => filter.dimension && filter.op);
+    if (complete.length)
+      out.filters = complete.map<BuilderFilter>((filter) => ({
+        dimension: filter.dimension,
+        op: filter.op,
+        values:
+          filter.op === 'is_set' || filter.op === 'is_not_set'
+            ? []
+            : filter.value
+                .split(',')
+                .map((value) => value.trim())
+                .filter(Boolean),
+      }));
+    if (sort) out.sort = sort;
+    if (limit) out.limit = Number(limit);
+    return out;
+  };
+  const run = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    setExported(null);
+    setExportError(null);
+    try {
+      setResult(await post<ReportResponse>('/admin/insights/builder/run', body()));
+    } catch (caught) {
+      setResult(null);
+      setError(caught);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const problem = error instanceof ApiError ? error.problem : null;
+  const overLimit = problem?.code === 'over_row_limit' ? problem : null;
+  const exportBody = overLimit?.suggestion?.export as Record<string, unknown> | undefined;
+  const mayExport = canWrite && entitled('feature:export_csv');
+  const maySave = canWrite && can('insights.reports.manage') && entitled('feature:saved_reports');
+  const title = t('ins.builder.title');
+  return (
+    <section aria-labelledby="page-title" aria-busy={busy} data-page="builder">
+      <h1 id="page-title">{title}</h1>
+      <RangePicker query={query} grain={false} key={query.toString()} />
+      <form class="ins-form ins-builder" onSubmit={run} aria-label={title}>
+        <fieldset class="ins-measures" aria-describedby="measures-error">
+          <legend>{t('ins.builder.measures')}</legend>
+          <div class="ins-checks">
+            {builderMeasures.map((measure) => (
+              <label key={measure.name} title={pick(lang, measure, 'description')}>
+                <input
+                  type="checkbox"
+                  name="measure"
+                  value={measure.name}
+                  checked={measures.includes(measure.name)}
+                  onChange={(event) =>
+                    setMeasures(
+                      event.currentTarget.checked ? [...measures, measure.name] : measures.filter((name) => name !== measure.name),
+                    )
+                  }
+                />
+                <span>{pick(lang, measure, 'label')}</span>
+              </label>
+            ))}
+          </div>
+          <FieldError error={error} field="measures" id="measures-error" />
+        </fieldset>
+        <fieldset aria-describedby="dimensions-error">
+          <legend>{t('ins.builder.dimensions', { max: fmt.number(MAX_DIMENSIONS) })}</legend>
+          {dimensions.map((value, index) => (
+            <label key={index}>
+              <span>{t('ins.builder.dimensionN', { n: fmt.number(index + 1) })}</span>
+              <select
+                name={`dimension-${index + 1}`}
+                value={value}
+                onChange={(event) => setDimensions(dimensions.map((old, at) => (at === index ? event.currentTarget.value : old)))}
+              >
+                <option value="">{t('ins.none')}</option>
+                {(splittable.some((dimension) => dimension.name === value)
+                  ? splittable
+                  : [...splittable, ...cat.dimensions.filter((d) => d.name === value)]
+                ).map((dimension) => (
+                  <option value={dimension.name} key={dimension.name}>
+                    {pick(lang, dimension, 'label')}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ))}
+          {problem?.code === 'too_many_dimensions' ? (
+            <p class="field-error" id="dimensions-error" data-field-error="dimensions">
+              {pick(lang, problem, 'message')}
+            </p>
+          ) : (
+            <FieldError error={error} field="dimensions" id="dimensions-error" />
+          )}
+        </fieldset>
+        <fieldset>
+          <legend>{t('ins.filters.title')}</legend>
+          {filters.map((filter, index) => {
+            const update = (change: Partial<FilterDraft>) =>
+              setFilters(filters.map((old, at) => (at === index ? { ...old, ...change } : old)));
+            const dimension = filterable.find((entry) => entry.name === filter.dimension);
+            return (
+              <div class="ins-filter" key={index} data-filter={index}>
+                <label>
+                  <span>{t('ins.filters.dimension')}</span>
+                  <select value={filter.dimension} onChange={(event) => update({ dimension: event.currentTarget.value, value: '' })}>
+                    <option value="">{t('ins.none')}</option>
+                    {filterable.map((entry) => (
+                      <option value={entry.name} key={entry.name}>
+                        {pick(lang, entry, 'label')}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label>
+                  <span>{t('ins.filters.op')}</span>
+                  <select value={filter.op} onChange={(event) => update({ op: event.currentTarget.value })}>
+                    {(dimension?.operators ?? OPERATORS).map((op) => (
+                      <option value={op} key={op}>
+                        {t(`ins.op.${op}` as MessageKey)}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                {filter.op !== 'is_set' && filter.op !== 'is_not_set' ? (
+                  <ValueSearch
+                    id={`builder-filter-${index}`}
+                    dimension={filter.dimension}
+                    label={t('ins.filters.values')}
+                    value={filter.value}
+                    onInput={(value) => update({ value })}
+                  />
+                ) : null}
+                <button type="button" onClick={() => setFilters(filters.filter((_, at) => at !== index))}>
+                  {t('ins.filters.remove')}
+                </button>
+              </div>
+            );
+          })}
+          <button type="button" onClick={() => setFilters([...filters, { dimension: filterable[0]?.name ?? '', op: 'in', value: '' }])}>
+            {t('ins.filters.add')}
+          </button>
+          <FieldError error={error} field="filters" id="filters-error" />
+        </fieldset>
+        <div class="ins-row">
+          <label>
+            <span>{t('ins.builder.sort')}</span>
+            <select name="sort" value={sort} onChange={(event) => setSort(event.currentTarget.value)}>
+              <option value="">{t('ins.builder.sortDefault')}</option>
+              {measures.flatMap((name) => {
+                const measure = cat.measures.find((entry) => entry.name === name);
+                const label = measure ? pick(lang, measure, 'label') : name;
+                return [
+                  <option value={`-${name}`} key={`-${name}`}>
+                    {t('ins.builder.sortDesc', { measure: label })}
+                  </option>,
+                  <option value={name} key={name}>
+                    {t('ins.builder.sortAsc', { measure: label })}
+                  </option>,
+                ];
+              })}
+            </select>
+          </label>
+          <label>
+            <span>{t('ins.builder.limit')}</span>
+            <input
+              name="limit"
+              type="number"
+              min={1}
+              inputMode="numeric"
+              value={limit}
+              onInput={(event) => setLimit(event.currentTarget.value)}
+            />
+          </label>
+          <FieldError error={error} field="limit" id="limit-error" />
+          <button type="submit" disabled={busy || measures.length === 0}>
+            {busy ? t('app.loading') : t('ins.builder.run')}
+          </button>
+        </div>
+      </form>
+      {overLimit ? (
+        <div class="problem ins-over-limit" role="alert" data-code="over_row_limit">
+          <p>
+            {t('ins.builder.overLimit', {
+              rows: fmt.number(Number(overLimit.rowCount ?? 0)),
+              limit: fmt.number(Number(overLimit.rowLimit ?? 5000)),
+            })}
+          </p>
+          {exportBody ? <p class="suggestion">{t('ins.builder.exportHint')}</p> : null}
+          {exportBody && mayExport ? (
+            <button
+              type="button"
+              data-write
+              onClick={() => {
+                setExportError(null);
+                post<InsightsExport>('/admin/insights/exports', exportBody).then(setExported, setExportError);
+              }}
+            >
+              {t('ins.builder.export')}
+            </button>
+          ) : null}
+        </div>
+      ) : error && problem?.code !== 'too_many_dimensions' && problem?.code !== 'validation_failed' ? (
+        <ProblemView error={error} lang={lang} />
+      ) : null}
+      {problem?.code === 'validation_failed' ? (
+        <p role="alert" class="problem">
+          {pick(lang, problem, 'message')}
+        </p>
+      ) : null}
+      {exportError ? <ProblemView error={exportError} lang={lang} /> : null}
+      {exported ? <ExportProgress initial={exported} key={exported.id} /> : null}
+      {result ? <ResultView data={result} title={title} /> : null}
+      {maySave ? (
+        <form
+          class="ins-form ins-save"
+          aria-label={t('ins.builder.save')}
+          onSubmit={(event) => {
+            event.preventDefault();
+            setSaveError(null);
+            post<SavedReport>('/admin/insights/saved-reports', { name, definition: { builder: body() } }).then(setSaved, setSaveError);
+          }}
+        >
+          <label>
+            <span>{t('ins.saved.name')}</span>
+            <input name="name" required maxLength={200} value={name} onInput={(event) => setName(event.currentTarget.value)} />
+          </label>
+          <button type="submit" data-write>
+            {t('ins.builder.save')}
+          </button>
+          <FieldError error={saveError} field="name" id="name-error" />
+          {saveError ? <ProblemView error={saveError} lang={lang} /> : null}
+          {saved ? (
+            <p role="status" data-saved={saved.id}>
+              {t('ins.builder.saved', { name: saved.name })}
+            </p>
+          ) : null}
+        </form>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,123 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ProblemView } from '../../components/Problem.js';
+import type { MessageKey } from '../../i18n/messages.js';
+import { api } from '../../lib/api.js';
+import { useApp } from '../../lib/app-context.js';
+import type { InsightsSettings } from '../../lib/types.js';
+import { useFetch } from '../../lib/use-fetch.js';
+import { FieldError } from './shared.js';
+
+/** Insights settings: read by any Insights reader, saved with insights.settings.manage (not by a support session). */
+export function Settings() {
+  const { t, lang, can, canWrite } = useApp();
+  const { data, error } = useFetch<InsightsSettings>('/admin/insights/settings');
+  const [draft, setDraft] = useState<InsightsSettings | null>(null);
+  const [saveError, setSaveError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  useEffect(() => setDraft(data), [data]);
+  const manage = canWrite && can('insights.settings.manage');
+  const set = (change: Partial<InsightsSettings>) => {
+    setSaved(false);
+    setDraft(draft ? { ...draft, ...change } : draft);
+  };
+  return (
+    <section aria-labelledby="page-title" data-page="settings">
+      <h1 id="page-title">{t('ins.nav.settings')}</h1>
+      {error ? <ProblemView error={error} lang={lang} /> : null}
+      {!draft && !error ? <p role="status">{t('app.loading')}</p> : null}
+      {draft ? (
+        <form
+          class="ins-form"
+          aria-labelledby="page-title"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setSaveError(null);
+            api<InsightsSettings>('PATCH', '/admin/insights/settings', {
+              timezone: draft.timezone,
+              weekStartsOn: draft.weekStartsOn,
+              language: draft.language,
+              excludeTestOrders: draft.excludeTestOrders,
+              lateAfterHours: draft.lateAfterHours,
+            }).then((next) => {
+              setDraft(next);
+              setSaved(true);
+            }, setSaveError);
+          }}
+        >
+          <fieldset disabled={!manage}>
+            <label>
+              <span>{t('ins.settings.timezone')}</span>
+              <input
+                name="timezone"
+                dir="ltr"
+                required
+                value={draft.timezone}
+                onInput={(event) => set({ timezone: event.currentTarget.value })}
+              />
+            </label>
+            <FieldError error={saveError} field="timezone" id="timezone-error" />
+            <label>
+              <span>{t('ins.settings.currency')}</span>
+              <input name="currency" dir="ltr" value={draft.currency} readOnly aria-readonly="true" />
+            </label>
+            <label>
+              <span>{t('ins.settings.weekStartsOn')}</span>
+              <select
+                name="weekStartsOn"
+                value={draft.weekStartsOn}
+                onChange={(event) => set({ weekStartsOn: event.currentTarget.value as InsightsSettings['weekStartsOn'] })}
+              >
+                {(['saturday', 'sunday', 'monday'] as const).map((day) => (
+                  <option value={day} key={day}>
+                    {t(`ins.day.${day}` as MessageKey)}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              <span>{t('ins.settings.language')}</span>
+              <select
+                name="reportLanguage"
+                value={draft.language}
+                onChange={(event) => set({ language: event.currentTarget.value as 'en' | 'ar' })}
+              >
+                <option value="en">{t('lang.en')}</option>
+                <option value="ar">{t('lang.ar')}</option>
+              </select>
+            </label>
+            <label class="check">
+              <input
+                type="checkbox"
+                name="excludeTestOrders"
+                checked={draft.excludeTestOrders}
+                onChange={(event) => set({ excludeTestOrders: event.currentTarget.checked })}
+              />
+              <span>{t('ins.settings.excludeTestOrders')}</span>
+            </label>
+            <label>
+              <span>{t('ins.settings.lateAfterHours')}</span>
+              <input
+                name="lateAfterHours"
+                type="number"
+                min={0}
+                max={720}
+                value={draft.lateAfterHours ?? ''}
+                onInput={(event) => set({ lateAfterHours: event.currentTarget.value === '' ? null : Number(event.currentTarget.value) })}
+              />
+            </label>
+            <FieldError error={saveError} field="lateAfterHours" id="late-error" />
+          </fieldset>
+          {saveError ? <ProblemView error={saveError} lang={lang} /> : null}
+          {saved ? <p role="status">{t('ins.settings.saved')}</p> : null}
+          {manage ? (
+            <button type="submit" data-write>
+              {t('ins.save')}
+            </button>
+          ) : (
+            <p class="hint">{t('ins.settings.readOnly')}</p>
+          )}
+        </form>
+      ) : null}
+    </section>
+  );
+}
