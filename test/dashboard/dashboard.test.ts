@@ -195,6 +195,15 @@ describe('the dashboard web app in a browser', () => {
     await shoot(page, 'products-en');
   });
 
+  it('cohorts show as a heat map of the months since each cohort’s first order', async () => {
+    await page.getByRole('link', { name: 'Customer cohorts' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Customer cohorts' }).waitFor();
+    await page.locator('.panel canvas').first().waitFor();
+    await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThan(1);
+    await expectAccessible(page, 'cohorts (en)');
+    await shoot(page, 'cohorts-en');
+  });
+
   it('a report the plan lacks shows the plan refusal and its upgrade', async () => {
     await page.getByRole('link', { name: /Conversion funnel/ }).click();
     await page.locator('.problem[data-code="plan_not_entitled"]').waitFor();

@@ -3,9 +3,9 @@ import type { MessageKey } from '../i18n/messages.js';
 /**
  * The built-in reports (contract section 8) as the dashboard shows them: the area whose view
  * permission and plan entitlement open each, and the chart that suits its shape: a line over time, bars
- * for a ranked dimension, or the table alone.
+ * for a ranked dimension, a heat map of cohorts by month, or the table alone.
  */
-export type ChartKind = 'line' | 'bar' | 'table';
+export type ChartKind = 'line' | 'bar' | 'heatmap' | 'table';
 export interface ReportEntry {
   name: string;
   area: 'sales' | 'products' | 'customers' | 'fulfilment' | 'finance' | 'behaviour';
@@ -20,7 +20,7 @@ export const REPORTS: readonly ReportEntry[] = [
   { name: 'brands', area: 'products', chart: 'bar' },
   { name: 'not_selling', area: 'products', chart: 'table' },
   { name: 'customers', area: 'customers', chart: 'bar' },
-  { name: 'cohorts', area: 'customers', chart: 'table' },
+  { name: 'cohorts', area: 'customers', chart: 'heatmap' },
   { name: 'top_customers', area: 'customers', chart: 'bar' },
   { name: 'customer_groups', area: 'customers', chart: 'bar' },
   { name: 'fulfilment', area: 'fulfilment', chart: 'bar' },

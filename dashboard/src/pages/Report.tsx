@@ -7,7 +7,7 @@ import { findReport, reportTitle } from '../lib/reports.js';
 import { navigate, withQuery } from '../lib/router.js';
 import type { Column, ReportResponse, Row } from '../lib/types.js';
 import { useFetch } from '../lib/use-fetch.js';
-import { barOption, lineOption } from './chart-options.js';
+import { barOption, cohortHeatmapOption, lineOption } from './chart-options.js';
 import { ReportFilters, reportBodyParams } from './insights/ReportFilters.js';
 import { StartExport } from './insights/shared.js';
 
@@ -52,6 +52,16 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
                 rtl={lang === 'ar'}
                 label={t('chart.label', { title: `${title} · ${pick(lang, sortedBy, 'label')}` })}
                 option={barOption(data.rows, dimensions[0], sortedBy, lang, fmt)}
+              />
+            </section>
+          ) : null}
+          {entry.chart === 'heatmap' && data.rows.length > 0 ? (
+            <section class="panel" aria-label={title}>
+              <Chart
+                rtl={lang === 'ar'}
+                label={t('chart.label', { title })}
+                height={Math.max(240, 28 * new Set(data.rows.map((row) => row.cohort)).size + 96)}
+                option={cohortHeatmapOption(data.rows, lang, fmt)}
               />
             </section>
           ) : null}

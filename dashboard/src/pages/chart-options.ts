@@ -79,3 +79,48 @@ export function barOption(rows: Row[], dimension: Column, measure: Column, lang:
     series: [{ name: pick(lang, measure, 'label'), type: 'bar', data: top.map((row) => row[measure.name] ?? 0), color: COLOURS[0] }],
   };
 }
+
+/**
+ * Cohorts: each first-order month a row, each month since a column, the share of its customers who
+ * ordered again that month as the cell's colour and label.
+ */
+export function cohortHeatmapOption(rows: Row[], lang: Lang, fmt: Formatter): EChartsCoreOption {
+  const cohorts = [...new Set(rows.map((row) => String(row.cohort)))].sort();
+  const months = [...new Set(rows.map((row) => Number(row.months_since)))].sort((a, b) => a - b);
+  const rtl = lang === 'ar';
+  return {
+    animation: false,
+    textStyle: { fontFamily: 'system-ui, sans-serif' },
+    tooltip: { valueFormatter: (value: unknown) => fmt.value(value, 'ratio') },
+    grid: { left: rtl ? 16 : 8, right: rtl ? 8 : 16, top: 8, bottom: 56, containLabel: true },
+    xAxis: { type: 'category', data: months.map((month) => fmt.number(month)), inverse: rtl, splitArea: { show: true } },
+    yAxis: {
+      type: 'category',
+      inverse: true,
+      position: rtl ? 'right' : 'left',
+      data: cohorts.map((cohort) => fmt.date(cohort.slice(0, 10))),
+      splitArea: { show: true },
+    },
+    visualMap: {
+      min: 0,
+      max: 1,
+      calculable: false,
+      orient: 'horizontal',
+      left: 'center',
+      bottom: 0,
+      inRange: { color: ['#f4f7fb', COLOURS[0]] },
+      formatter: (value: number) => fmt.value(value, 'ratio'),
+    },
+    series: [
+      {
+        type: 'heatmap',
+        data: rows.map((row) => [
+          months.indexOf(Number(row.months_since)),
+          cohorts.indexOf(String(row.cohort)),
+          Number(row.retention_rate ?? 0),
+        ]),
+        label: { show: months.length <= 12, formatter: (cell: { value: number[] }) => fmt.value(cell.value[2], 'ratio'), fontSize: 10 },
+      },
+    ],
+  };
+}
