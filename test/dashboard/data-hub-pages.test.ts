@@ -312,6 +312,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await refusal.waitFor({ timeout: 15_000 });
     const wouldDeactivate = skus.length - 2;
     expect(await refusal.textContent()).toContain(`It would deactivate ${wouldDeactivate} of ${skus.length} active records`);
+    expect(await refusal.textContent()).toContain('more than the flow allows (10%, or 500 records)');
     await expectAccessible(page, 'refused run (en)');
     await shoot(page, 'hub-run-refused-en');
     await page.getByLabel('Language').selectOption('ar');

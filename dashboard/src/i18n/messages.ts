@@ -405,7 +405,7 @@ const en = {
   'hub.runs.pending': 'The run is queued or running; this page updates by itself.',
   'hub.runs.refused': 'Refused by the shrink guard.',
   'hub.runs.shrinkGuard':
-    'It would deactivate {would} of {active} active records ({percent}), more than the flow allows ({threshold}). Nothing was changed.',
+    'It would deactivate {would} of {active} active records ({percent}), more than the flow allows ({threshold}, or {count} records). Nothing was changed.',
   'hub.runs.override': 'Override once and run',
   'hub.runs.reason': 'Reason (recorded with your name)',
   'hub.runs.overridden': 'Shrink guard lifted for this run to {percent}%: {reason}',
@@ -821,7 +821,8 @@ const ar: Record<MessageKey, string> = {
   'hub.runs.finished': 'الانتهاء',
   'hub.runs.pending': 'التشغيل في الانتظار أو قيد التنفيذ؛ تتحدّث هذه الصفحة تلقائيًا.',
   'hub.runs.refused': 'رفضته حماية التقلّص.',
-  'hub.runs.shrinkGuard': 'كان سيعطّل {would} من {active} سجلًا نشطًا ({percent})، أكثر مما يسمح به التدفق ({threshold}). لم يتغير شيء.',
+  'hub.runs.shrinkGuard':
+    'كان سيعطّل {would} من {active} سجلًا نشطًا ({percent})، أكثر مما يسمح به التدفق ({threshold}، أو {count} سجلًا). لم يتغير شيء.',
   'hub.runs.override': 'تجاوز مرة واحدة وشغّل',
   'hub.runs.reason': 'السبب (يُسجَّل مع اسمك)',
   'hub.runs.overridden': 'رُفعت حماية التقلّص لهذا التشغيل إلى {percent}%: {reason}',

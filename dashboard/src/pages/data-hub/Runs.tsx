@@ -122,7 +122,8 @@ function RunSummary({ run, onOverride }: { run: Run; onOverride?: (maxDeactivate
               would: fmt.number(run.refusal.wouldDeactivate),
               active: fmt.number(run.refusal.activeRecords),
               percent: fmt.percent(run.refusal.percent / 100),
-              threshold: fmt.percent(run.refusal.threshold / 100),
+              threshold: fmt.percent(run.refusal.threshold.maxDeactivatePercent / 100),
+              count: fmt.number(run.refusal.threshold.maxDeactivateCount),
             })}
           </p>
           <p>{bilingual(run.refusal)}</p>

@@ -111,7 +111,15 @@ export interface Run {
   file: { name: string; bytes: number; sha256: string | null } | null;
   firstRows?: number | null;
   mappingVersion: number | null;
-  refusal: ({ code: string; wouldDeactivate: number; activeRecords: number; percent: number; threshold: number } & Bilingual) | null;
+  refusal:
+    | ({
+        code: string;
+        wouldDeactivate: number;
+        activeRecords: number;
+        percent: number;
+        threshold: { maxDeactivatePercent: number; maxDeactivateCount: number };
+      } & Bilingual)
+    | null;
   override?: { maxDeactivatePercent: number; reason: string } | null;
   error: ({ code: string } & Bilingual) | null;
   createdAt?: string;
