@@ -138,9 +138,12 @@ async function resolveParents(client: PoolClient, storeId: string): Promise<RowR
       );
     } else parents.set(row.id, row.parent_id);
   }
-  await client.query(`delete from ${IMPORT_STAGING} where line = any($1::int[])`, [cyclic]);
-  for (;;) {
+  // Ids resolved above stay right until rows are removed: resolve again only after a removal.
+  if (cyclic.length > 0) {
+    await client.query(`delete from ${IMPORT_STAGING} where line = any($1::int[])`, [cyclic]);
     await resolveParentIds(client, storeId);
+  }
+  for (;;) {
     const { rows } = await client.query<{ line: number; key: string; parent: string }>(
       `delete from ${IMPORT_STAGING} s where s.parent is not null and s.parent_id is null returning s.line, s.key, s.parent`,
     );
@@ -154,6 +157,7 @@ async function resolveParents(client: PoolClient, storeId: string): Promise<RowR
         `لا يوجد في المتجر فئة بالمعرّف ${row.parent}، ولا يُنشئها أي صف مقبول في الملف.`,
       );
     }
+    await resolveParentIds(client, storeId);
   }
 }
 
