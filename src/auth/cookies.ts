@@ -51,6 +51,19 @@ export function setAdminCookies(reply: FastifyReply, tokens: { accessToken: stri
     .setCookie(ADMIN_CSRF_COOKIE, tokens.csrfToken, ADMIN_CSRF);
 }
 
+/**
+ * A support session in a browser: its access token and CSRF token live as long as the session, and there is
+ * no refresh cookie (a support session is not refreshed); one left by a staff sign-in is dropped, so that the
+ * tab cannot turn back into that staff session on its own.
+ */
+export function setSupportCookies(reply: FastifyReply, tokens: { accessToken: string; csrfToken: string; expiresAt: Date }): void {
+  const maxAge = Math.max(1, Math.floor((tokens.expiresAt.getTime() - Date.now()) / 1000));
+  reply
+    .setCookie(ADMIN_ACCESS_COOKIE, tokens.accessToken, { ...ADMIN_ACCESS, maxAge })
+    .setCookie(ADMIN_CSRF_COOKIE, tokens.csrfToken, { ...ADMIN_CSRF, maxAge })
+    .clearCookie(ADMIN_REFRESH_COOKIE, { ...ADMIN_REFRESH, maxAge: undefined });
+}
+
 /** After sign-out: the browser forgets all three (the session itself is already revoked). */
 export function clearAdminCookies(reply: FastifyReply): void {
   reply

@@ -31,6 +31,7 @@ const isAdmin = (route: DiscoveredRoute) => route.path === '/admin' || route.pat
 const ADMIN_AUTH_ROUTES: Record<string, string> = {
   'POST /admin/auth/sign-in': 'adminSignIn',
   'POST /admin/auth/refresh': 'adminSignIn',
+  'POST /admin/auth/support-session': 'adminSignIn',
   'POST /admin/auth/sign-out': 'admin',
   'GET /admin/auth/me': 'admin',
 };

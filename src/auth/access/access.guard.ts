@@ -105,7 +105,7 @@ export class AccessGuard implements CanActivate {
     request.admin = admin;
     if (admin.readOnly && !isSupportRead(request)) throw new ApiError('support_read_only');
     if (via === 'cookie' && !SAFE_METHODS.has(request.method)) {
-      checkCsrf(request, claims.kind === 'staff' ? claims.csrfHash : undefined, ADMIN_CSRF_MESSAGE);
+      checkCsrf(request, claims.csrfHash, ADMIN_CSRF_MESSAGE);
     }
     return admin;
   }

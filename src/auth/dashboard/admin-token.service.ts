@@ -9,8 +9,11 @@ import { SIGNING_KEY_STORE, type SigningKeyStore } from '../signing/signing-key-
  */
 export type AdminClaims =
   | { kind: 'staff'; sessionId: string; transport: Transport; csrfHash?: string }
-  /** A support session's token carries only its id; it expires when the session does. */
-  | { kind: 'support'; sessionId: string };
+  /**
+   * A support session's token carries its id, and the CSRF binding once it was exchanged for cookies; it
+   * expires when the session does.
+   */
+  | { kind: 'support'; sessionId: string; csrfHash?: string };
 
 /** Dashboard tokens have their own audience: refused on /v1, as storefront tokens are refused under /admin. */
 const DASHBOARD_TOKENS: TokenKind<AdminClaims> = {
@@ -18,18 +21,14 @@ const DASHBOARD_TOKENS: TokenKind<AdminClaims> = {
   requiredClaims: ['sid', 'knd'],
   toPayload: (claims) =>
     claims.kind === 'support'
-      ? { sid: claims.sessionId, knd: 'support' }
+      ? { sid: claims.sessionId, knd: 'support', ...(claims.csrfHash ? { csrf: claims.csrfHash } : {}) }
       : { sid: claims.sessionId, knd: 'staff', trn: claims.transport, ...(claims.csrfHash ? { csrf: claims.csrfHash } : {}) },
   fromPayload: (payload) => {
     if (typeof payload.sid !== 'string') return undefined;
-    if (payload.knd === 'support') return { kind: 'support', sessionId: payload.sid };
+    const csrfHash = typeof payload.csrf === 'string' ? payload.csrf : undefined;
+    if (payload.knd === 'support') return { kind: 'support', sessionId: payload.sid, csrfHash };
     if (payload.knd !== 'staff') return undefined;
-    return {
-      kind: 'staff',
-      sessionId: payload.sid,
-      transport: payload.trn === 'cookie' ? 'cookie' : 'bearer',
-      csrfHash: typeof payload.csrf === 'string' ? payload.csrf : undefined,
-    };
+    return { kind: 'staff', sessionId: payload.sid, transport: payload.trn === 'cookie' ? 'cookie' : 'bearer', csrfHash };
   },
 };
 
@@ -46,9 +45,9 @@ export class AdminTokenService {
     return this.tokens.sign({ kind: 'staff', sessionId, transport, csrfHash }, { issuedAt });
   }
 
-  /** A support session's one token, valid until the session expires. */
-  signSupport(sessionId: string, expiresAt: Date) {
-    return this.tokens.sign({ kind: 'support', sessionId }, { expiresAt });
+  /** A support session's token, valid until the session expires; bound to a CSRF token when it travels in a cookie. */
+  signSupport(sessionId: string, expiresAt: Date, csrfHash?: string) {
+    return this.tokens.sign({ kind: 'support', sessionId, csrfHash }, { expiresAt });
   }
 
   verify(token: string): Promise<AdminClaims> {

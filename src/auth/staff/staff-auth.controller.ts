@@ -1,6 +1,8 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import {
   ApiBody,
+  ApiConsumes,
   ApiExtraModels,
   ApiNoContentResponse,
   ApiOkResponse,
@@ -10,14 +12,18 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../common/errors/api-error.js';
 import { ProblemDocument, ApiProblemResponses } from '../../common/errors/openapi.js';
+import { FORM_BODY_ROUTE } from '../../infra/http/json-body-parser.js';
 import { AdminSignInRoute, CurrentAdmin, RequireAdmin } from '../access/decorators.js';
 import type { AdminPrincipal } from '../access/principal.js';
-import { ADMIN_REFRESH_COOKIE, clearAdminCookies, setAdminCookies } from '../cookies.js';
+import { ADMIN_REFRESH_COOKIE, clearAdminCookies, setAdminCookies, setSupportCookies } from '../cookies.js';
+import { SupportSessions } from '../support/support-sessions.service.js';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../token-lifetimes.js';
 import { StaffRefreshDto } from './dto/staff-refresh.dto.js';
 import { BearerStaffSessionResponse, CookieStaffSessionResponse, MeResponse } from './dto/staff-session.response.js';
 import { StaffSignInDto } from './dto/staff-sign-in.dto.js';
+import { SupportSignInDto } from './dto/support-sign-in.dto.js';
 import { StaffSessions, type IssuedStaffSession } from './staff-sessions.service.js';
 import { STAFF_FAILURES_PER_ACCOUNT, STAFF_FAILURES_PER_CLIENT, STAFF_SIGN_IN_WINDOW_MINUTES } from './staff-sign-in-limiter.js';
 
@@ -26,12 +32,18 @@ const SESSION_SCHEMA = {
 };
 const PROBLEM = { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDocument) } } };
 
-/** The dashboard's sign-in (contract section 7): staff members with email and password; support sessions come from the command line. */
+/**
+ * The dashboard's sign-in (contract section 7): staff members with email and password; support sessions
+ * come from the command line, and their token enters an agent's browser through `support-session`.
+ */
 @ApiTags('Dashboard authentication')
 @ApiExtraModels(BearerStaffSessionResponse, CookieStaffSessionResponse, ProblemDocument)
 @Controller('admin/auth')
 export class StaffAuthController {
-  constructor(private readonly sessions: StaffSessions) {}
+  constructor(
+    private readonly sessions: StaffSessions,
+    private readonly support: SupportSessions,
+  ) {}
 
   @Post('sign-in')
   @HttpCode(201)
@@ -59,6 +71,37 @@ export class StaffAuthController {
   async signIn(@Body() body: StaffSignInDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const session = await this.sessions.signIn({ ...body, transport: body.transport ?? 'bearer' }, request.ip);
     return present(reply, session);
+  }
+
+  @Post('support-session')
+  @HttpCode(303)
+  @AdminSignInRoute()
+  @RouteConfig({ [FORM_BODY_ROUTE]: true })
+  @ApiOperation({
+    summary: 'Open a support session in the agent’s browser',
+    description:
+      'The sign-in page posts this as a native HTML form, so the token `support open` printed goes from the form to ' +
+      'HttpOnly cookies and never into the page’s JavaScript. The answer is a redirect: to the dashboard with ' +
+      'adm_access and adm_csrf set until the session expires (no refresh cookie), or back to the sign-in page with ' +
+      '`?support_error=unauthenticated|token_expired`. A post from another site (Sec-Fetch-Site) is refused 403.',
+  })
+  @ApiConsumes('application/x-www-form-urlencoded', 'application/json')
+  @ApiBody({ type: SupportSignInDto })
+  @ApiResponse({ status: 303, description: 'Location: /admin/ (signed in) or /admin/?support_error=CODE.' })
+  @ApiProblemResponses(['VALIDATION_FAILED', 'MALFORMED_BODY', 'UNSUPPORTED_MEDIA_TYPE', 'CSRF_TOKEN_INVALID'], 'admin')
+  async supportSignIn(@Body() body: SupportSignInDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    // A form another site posts would sign this browser into a session of the attacker's choosing.
+    const site = request.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin') throw new ApiError('CSRF_TOKEN_INVALID');
+    reply.header('Cache-Control', 'no-store');
+    try {
+      const session = await this.support.forBrowser(body.accessToken);
+      setSupportCookies(reply, session);
+      reply.header('Location', `/admin/?store=${session.storeId}`);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      reply.header('Location', `/admin/?support_error=${error.code.toLowerCase()}`);
+    }
   }
 
   @Post('refresh')

@@ -1,14 +1,25 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
+import { ApiError } from '../../common/errors/api-error.js';
+import { randomToken } from '../../infra/crypto/secrets.js';
 import { AdminTokenService } from '../dashboard/admin-token.service.js';
 import { DashboardPrincipals } from '../dashboard/dashboard-principals.js';
+import { csrfHash } from '../session.service.js';
 import { SUPPORT_DEFAULT_MINUTES, SUPPORT_MAX_MINUTES } from './support-limits.js';
 
 export interface OpenedSupportSession {
   supportSession: { id: string; storeId: string; agent: string; expiresAt: string };
   /** Shown once: a dashboard access token that expires with the session. Only the session is recorded. */
   accessToken: string;
+}
+
+/** A support session moved into a browser's cookies: a token bound to `csrfToken`, expiring with the session. */
+export interface BrowserSupportSession {
+  storeId: string;
+  accessToken: string;
+  csrfToken: string;
+  expiresAt: Date;
 }
 
 export interface RecordedSupportSession {
@@ -73,6 +84,21 @@ export class SupportSessions {
       supportSession: { id: session.id, storeId: session.store_id, agent: session.agent_email, expiresAt: expiresAt.toISOString() },
       accessToken: token,
     };
+  }
+
+  /**
+   * The agent's browser entry: the access token the command line printed, checked (a support session's,
+   * still open) and signed again with a CSRF binding, so that the dashboard can carry it in HttpOnly
+   * cookies. Refused as `unauthenticated` or `token_expired`, like the token itself would be.
+   */
+  async forBrowser(accessToken: string): Promise<BrowserSupportSession> {
+    const claims = await this.tokens.verify(accessToken);
+    const identity = claims.kind === 'support' ? await this.principals.resolve(claims) : null;
+    if (!identity?.support) throw new ApiError('UNAUTHENTICATED');
+    const csrfToken = randomToken(24);
+    const expiresAt = new Date(identity.support.expiresAt);
+    const { token } = await this.tokens.signSupport(claims.sessionId, expiresAt, csrfHash(csrfToken));
+    return { storeId: identity.storeId, accessToken: token, csrfToken, expiresAt };
   }
 
   /** Every support session of the store, newest first. */

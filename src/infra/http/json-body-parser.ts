@@ -4,12 +4,17 @@ import { NOT_ALLOWED_FIELD, textProblem } from '../../common/validation/text.js'
 
 /** Route config flag (`@RouteConfig({ [RAW_BODY_ROUTE]: true })`): the handler reads the body itself, as a stream. */
 export const RAW_BODY_ROUTE = 'rawBody';
+/**
+ * Route config flag (`@RouteConfig({ [FORM_BODY_ROUTE]: true })`): the route also reads an HTML form's
+ * `application/x-www-form-urlencoded` body, for a browser's native form post (the dashboard's support entry).
+ */
+export const FORM_BODY_ROUTE = 'formBody';
 
 /** Keys that would reach an object's prototype once the body is copied into a DTO. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * JSON is the only body the API reads (anything else is 415), but for file uploads. An empty body counts as no body, so a
+ * JSON is the only body the API reads (anything else is 415), but for file uploads and the form routes. An empty body counts as no body, so a
  * cookie refresh can be a bare POST; a body must be a JSON object. Text PostgreSQL cannot store (NUL,
  * lone UTF-16 surrogates) and prototype keys are refused here, naming the field, for every route.
  */
@@ -46,10 +51,20 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     if (isRawBodyRoute(request)) return done(null, payload);
     done(new ApiError('UNSUPPORTED_MEDIA_TYPE'), undefined);
   });
+
+  fastify.addContentTypeParser(/^application\/x-www-form-urlencoded\s*(;.*)?$/i, { parseAs: 'string' }, (request, body, done) => {
+    if (!routeFlag(request, FORM_BODY_ROUTE)) return done(new ApiError('UNSUPPORTED_MEDIA_TYPE'), undefined);
+    const parsed = Object.fromEntries(new URLSearchParams(body as string));
+    done(refusal(parsed, ''), parsed);
+  });
 }
 
 function isRawBodyRoute(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as { [RAW_BODY_ROUTE]?: boolean } | undefined)?.[RAW_BODY_ROUTE] === true;
+  return routeFlag(request, RAW_BODY_ROUTE);
+}
+
+function routeFlag(request: FastifyRequest, flag: typeof RAW_BODY_ROUTE | typeof FORM_BODY_ROUTE): boolean {
+  return (request.routeOptions.config as { [key in typeof flag]?: boolean } | undefined)?.[flag] === true;
 }
 
 /** The first field, depth first, whose key or text the service refuses whatever the route. */
