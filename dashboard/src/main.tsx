@@ -16,6 +16,8 @@ import './styles.css';
 
 const LANG_KEY = 'dashboard.lang';
 const STORE_KEY = 'dashboard.storeId';
+/** Set while this browser holds a session, so that "your session has ended" is said only to someone who had one. */
+const SIGNED_IN_KEY = 'dashboard.signedIn';
 
 function initialLang(): Lang {
   const saved = localStorage.getItem(LANG_KEY);
@@ -39,11 +41,18 @@ function Root() {
   }, []);
   useEffect(() => applyLang(lang), [lang]);
   const loadMe = useCallback(() => {
-    get<Me>('/admin/auth/me').then(setMe, () => setMe(null));
+    get<Me>('/admin/auth/me').then(
+      (answer) => {
+        localStorage.setItem(SIGNED_IN_KEY, '1');
+        setMe(answer);
+      },
+      () => setMe(null),
+    );
   }, []);
   useEffect(() => {
     whenSessionEnds(() => {
-      setEnded(true);
+      setEnded(localStorage.getItem(SIGNED_IN_KEY) === '1');
+      localStorage.removeItem(SIGNED_IN_KEY);
       setMe(null);
     });
     loadMe();
@@ -61,7 +70,17 @@ function Root() {
         }}
       />
     );
-  return <Shell me={me} lang={lang} setLang={setLang} onSignedOut={() => setMe(null)} />;
+  return (
+    <Shell
+      me={me}
+      lang={lang}
+      setLang={setLang}
+      onSignedOut={() => {
+        localStorage.removeItem(SIGNED_IN_KEY);
+        setMe(null);
+      }}
+    />
+  );
 }
 
 function LanguageSwitch({ lang, setLang }: { lang: Lang; setLang: (lang: Lang) => void }) {
@@ -141,7 +160,43 @@ function SignIn({
           {busy ? t('signIn.busy') : t('signIn.submit')}
         </button>
       </form>
+      <SupportEntry lang={lang} />
     </main>
+  );
+}
+
+const SUPPORT_ERRORS = new Set(['unauthenticated', 'token_expired']);
+
+/**
+ * A support agent's way in: a native form post (no script handles it), so the token goes from the field to
+ * HttpOnly cookies set by the service, which then redirects here signed in, or back with `support_error`.
+ */
+function SupportEntry({ lang }: { lang: Lang }) {
+  const t = (key: MessageKey) => translate(lang, key);
+  const refused = new URLSearchParams(window.location.search).get('support_error');
+  return (
+    <form method="post" action="/admin/auth/support-session" class="support-entry" aria-labelledby="support-entry-title">
+      <h2 id="support-entry-title">{t('signIn.support.title')}</h2>
+      <p id="support-entry-hint">{t('signIn.support.hint')}</p>
+      {refused ? (
+        <p class="problem" role="alert" data-code={refused}>
+          {t(SUPPORT_ERRORS.has(refused) ? (`signIn.support.${refused}` as MessageKey) : 'error.title')}
+        </p>
+      ) : null}
+      <label>
+        <span>{t('signIn.support.token')}</span>
+        <textarea
+          name="accessToken"
+          required
+          rows={3}
+          dir="ltr"
+          spellcheck={false}
+          autoComplete="off"
+          aria-describedby="support-entry-hint"
+        />
+      </label>
+      <button type="submit">{t('signIn.support.submit')}</button>
+    </form>
   );
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SupportSessions } from '../../src/auth/support/support-sessions.service.js';
 import { registerDashboardWeb } from '../../src/dashboard-web/dashboard-web.js';
 import { DemoStoreService } from '../../src/demo/demo-store.service.js';
 import { StoreService } from '../../src/stores/store.service.js';
@@ -65,7 +66,9 @@ describe('the dashboard web app in a browser', () => {
     const asset = await fetch(`${base}${script}`, { headers: { 'accept-encoding': 'gzip' } });
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-    expect(asset.headers.get('content-type')).toContain('text/javascript');
+    expect(asset.headers.get('content-type')).toMatch(/^(text|application)\/javascript/);
+    expect(asset.headers.get('content-encoding')).toBe('gzip');
+    expect(asset.headers.get('x-content-type-options')).toBe('nosniff');
     const route = await fetch(`${base}/admin/app/insights/reports/products?last=7`);
     expect(route.status).toBe(200);
     expect(await route.text()).toBe(html);
@@ -243,25 +246,59 @@ describe('the dashboard web app in a browser', () => {
     await page.getByLabel('اللغة').selectOption('en');
   });
 
-  it('a support session shows the read-only banner and no write controls', async () => {
+  it('a support agent enters with the printed token through the sign-in page, and gets the read-only banner and no write controls', async () => {
+    const sessions = t.app.get(SupportSessions);
+    const closed = await supportSession(t.app, store.storeId);
+    await sessions.close(closed.id);
     const support = await supportSession(t.app, store.storeId);
     const supportContext = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
-    // `support open` hands the agent a token; the browser carries it as the dashboard's access cookie.
-    await supportContext.addCookies([
-      { name: 'adm_access', value: support.token, url: `${base}/admin`, httpOnly: true, secure: true, sameSite: 'Strict' },
-    ]);
     const supportPage = await supportContext.newPage();
-    await supportPage.goto(`${base}/admin/app/insights/overview`);
+    await supportPage.goto(`${base}/admin/`);
+    await supportPage.getByLabel('Support access token').waitFor();
+    // A first visit is not told that a session ended.
+    expect(await supportPage.getByText('Your session has ended').count()).toBe(0);
+    const enter = async (token: string) => {
+      await supportPage.getByLabel('Support access token').fill(token);
+      await Promise.all([supportPage.waitForNavigation(), supportPage.getByRole('button', { name: 'Open the support session' }).click()]);
+    };
+    // A closed session's token comes back to the sign-in page with the reason.
+    await enter(closed.token);
+    await supportPage.locator('.support-entry [role="alert"][data-code="unauthenticated"]').waitFor();
+    expect(new URL(supportPage.url()).searchParams.get('support_error')).toBe('unauthenticated');
+    await expectAccessible(supportPage, 'support entry refused (en)');
+    await shoot(supportPage, 'support-entry-refused-en');
+
+    await enter(support.token);
     await supportPage.locator('[data-read-only]').waitFor();
     expect(await supportPage.locator('[data-read-only]').textContent()).toContain('agent@support.example');
+    // The token went from the form into HttpOnly cookies: the page reads only the CSRF cookie.
+    const cookies = await supportContext.cookies(`${base}/admin`);
+    expect(cookies.find((cookie) => cookie.name === 'adm_access')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    expect(await supportPage.evaluate(() => document.cookie)).not.toContain('adm_access');
     await supportPage.locator('.card .figure').first().waitFor();
     expect(await supportPage.locator('[data-write]').count()).toBe(0);
     expect(await supportPage.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    // The builder's run is a POST a support session may send: the page's double submit works with these cookies.
+    const built = await supportPage.evaluate(async () => {
+      const csrf = /(?:^|; )adm_csrf=([^;]*)/.exec(document.cookie)?.[1] ?? '';
+      const response = await fetch('/admin/insights/builder/run', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': decodeURIComponent(csrf) },
+        body: JSON.stringify({ measures: ['net_sales'], last: 7 }),
+      });
+      return response.status;
+    });
+    expect(built).toBe(200);
     await expectAccessible(supportPage, 'support overview (en)');
     await shoot(supportPage, 'support-overview-en');
     await supportPage.getByLabel('Language').selectOption('ar');
     await supportPage.locator('[data-read-only]').getByText('للقراءة فقط', { exact: false }).waitFor();
     await shoot(supportPage, 'support-overview-ar');
+    // The operator closes the session: the agent's next page is the sign-in form, saying so.
+    await sessions.close(support.id);
+    await supportPage.getByLabel('اللغة').selectOption('en');
+    await supportPage.reload();
+    await supportPage.getByText('Your session has ended. Sign in again.').waitFor();
     await supportContext.close();
   });
 

@@ -1,29 +1,36 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunsService } from '../../src/data-hub/runs/runs.service.js';
 import { StoreService } from '../../src/stores/store.service.js';
 import { ROOT } from '../support/build.js';
-import { addStaff, supportSession, type TestStaff } from '../support/dashboard.js';
+import { addStaff, adminCall, staffToken, supportSession, type TestStaff } from '../support/dashboard.js';
 import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
+import { ok } from '../support/responses.js';
 import { startSshd, type SshdPeer } from '../support/peers/sshd.js';
 import { buildDashboard, expectAccessible, launchChromium, shoot } from './browser.js';
 
 /**
  * The dashboard's data hub pages (issue 13) in Chromium against the real service: a platform drop
- * connection tested and activated; an SFTP connection whose test fails with its reason, then passes
- * against a real sshd with the pinned host key shown; a stock file uploaded with the page's own
- * cookie and CSRF token; a mapping built in the editor (mapping_invalid shown per field, versions and
- * restore); a flow, its preview with the rejected rows and their reasons, a run and its page; pause and
- * mute; Arabic right to left; a support session without write controls; 409 connection_in_use. axe-core
- * on each page, screenshots (hub-*) under test-results/dashboard/.
+ * connection tested and activated; an SFTP connection refused per field, whose test fails with its
+ * reason, then passes against a real sshd with the pinned host key shown; a stock file uploaded into
+ * the drop through its page; a mapping built in the editor (mapping_invalid shown per field, versions
+ * and restore); a flow refused per field, then its preview of the uploaded file with the rejected rows
+ * and their reasons; a run started from the flow's page, followed by its runs list until it ends; pause
+ * and mute; Arabic right to left; pickers that offer every one of more than 100 connections and
+ * mappings; a member who may only read and a support session without write controls; 409
+ * connection_in_use. axe-core on each state, screenshots (hub-*) under test-results/dashboard/.
  */
 const BUILD_DIR = join(ROOT, '.data', `test-dashboard-hub-${randomBytes(4).toString('hex')}`);
 
-declare const document: { cookie: string; documentElement: { dir: string; lang: string } };
+declare const document: {
+  documentElement: { dir: string; lang: string };
+  activeElement: { getAttribute(name: string): string | null } | null;
+};
+declare const window: Record<string, unknown>;
 
 describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, () => {
   const t = useTestApp({ DASHBOARD_DIR: BUILD_DIR, DATAHUB_ALLOWED_HOSTS: '127.0.0.1' });
@@ -36,6 +43,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
   let sshd: SshdPeer;
   let skus: string[];
   let dropId: string;
+  let flowId: string;
   let flowUrl: string;
 
   beforeAll(async () => {
@@ -71,6 +79,14 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
 
   const nav = (name: string) => page.getByRole('navigation').getByRole('link', { name, exact: true }).click();
   const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+  /** The control a refusal's messages describe: invalid, and its `aria-describedby` naming the messages shown beside it. */
+  const expectInvalid = async (control: Locator, field: string, message: RegExp) => {
+    const errors = page.locator(`[data-field-errors="${field}"]`);
+    await errors.waitFor();
+    expect(await errors.textContent()).toMatch(message);
+    expect(await control.getAttribute('aria-invalid')).toBe('true');
+    expect((await control.getAttribute('aria-describedby'))!.split(' ')).toContain(await errors.getAttribute('id'));
+  };
 
   it('creates a platform drop connection, tests it and activates it; database_read shows the plan upgrade', async () => {
     await nav('Connections');
@@ -100,16 +116,26 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await shoot(page, 'hub-connection-drop-en');
   });
 
-  it('an SFTP connection’s test fails with its reason, then passes against a real sshd and shows the pinned fingerprint', async () => {
+  it('an SFTP connection refused per field, then created; its test fails with its reason, then passes against a real sshd and shows the pinned fingerprint', async () => {
     await nav('Connections');
     await page.getByRole('link', { name: 'New connection' }).click();
     await page.getByRole('combobox', { name: 'Kind' }).selectOption('sftp');
     await page.getByLabel('Name', { exact: true }).fill('Supplier SFTP');
-    await page.getByLabel('Host', { exact: true }).fill('127.0.0.1');
+    await page.getByLabel('Host', { exact: true }).fill('sftp example');
     await page.getByLabel('Port', { exact: true }).fill('1');
     await page.getByLabel('User name').fill(sshd.username);
     await page.getByLabel('Folder on the server').fill(sshd.root);
     await page.getByLabel('Password', { exact: true }).fill('not the password');
+    // A host name with a space: validation_failed naming config.host, shown beside the Host field, which gets the focus.
+    await page.getByRole('button', { name: 'Create' }).click();
+    const host = page.getByLabel('Host', { exact: true });
+    await expectInvalid(host, 'config.host', /wrong format/);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('config.host');
+    expect(await page.locator('.problem').getAttribute('data-code')).toBe('validation_failed');
+    expect(await page.getByLabel('User name').getAttribute('aria-invalid')).toBeNull();
+    await expectAccessible(page, 'new sftp connection refused per field (en)');
+    await shoot(page, 'hub-connection-invalid-en');
+    await host.fill('127.0.0.1');
     await page.getByRole('button', { name: 'Create' }).click();
     await heading('Supplier SFTP');
     // Write-only: the page says which credentials are set, never their value.
@@ -140,28 +166,39 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.locator('[data-status="untested"]').first().waitFor();
   });
 
-  it('builds a stock mapping in the editor: source fields read, mapping_invalid per field, versions and restore', async () => {
-    // The stock file, uploaded into the drop with the page's own cookie and CSRF token.
+  it('uploads a stock file into the drop through its page: a refused name is shown beside its field, then the drop lists the file', async () => {
     const csv = ['SKU,Qty', `${skus[0]},7`, `${skus[1]},abc`, 'NOPE-1,3', `${skus[2]},12`].join('\n') + '\n';
-    const status = await page.evaluate(
-      async ({ id, body }) => {
-        const csrf = decodeURIComponent(
-          document.cookie
-            .split('; ')
-            .find((part) => part.startsWith('adm_csrf='))!
-            .slice(9),
-        );
-        const response = await fetch(`/admin/data-hub/connections/${id}/files/stock-1.csv`, {
-          method: 'PUT',
-          headers: { 'X-CSRF-Token': csrf, 'Content-Type': 'text/csv' },
-          body,
-        });
-        return response.status;
-      },
-      { id: dropId, body: csv },
+    await nav('Connections');
+    await page.locator('[data-connection="Supplier drop"]').getByRole('link').click();
+    await heading('Supplier drop');
+    await page.getByText('No file in the drop yet.').waitFor();
+    await page.getByLabel('File to upload').setInputFiles({ name: 'stock 1.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    // The chosen file's name, made one the drop accepts.
+    expect(await page.getByLabel('File name', { exact: true }).inputValue()).toBe('stock-1.csv');
+    // A name the drop refuses (the API's validation_failed names it), shown beside its field.
+    await page.getByLabel('File name', { exact: true }).fill('stock 1.csv');
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await expectInvalid(page.getByLabel('File name', { exact: true }), 'name', /1 to 200 letters, digits/);
+    await expectAccessible(page, 'drop upload refused (en)');
+    await page.getByLabel('File name', { exact: true }).fill('stock-1.csv');
+    const uploaded = page.waitForResponse(
+      (response) => response.request().method() === 'PUT' && response.url().endsWith('/files/stock-1.csv'),
     );
-    expect(status).toBeLessThan(300);
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    expect((await uploaded).status()).toBe(200);
+    await page.locator('[data-uploaded="stock-1.csv"]').waitFor();
+    const listed = page.locator('[data-file="stock-1.csv"]');
+    await listed.waitFor();
+    expect(await listed.textContent()).toContain(`${Buffer.byteLength(csv)} bytes`);
+    expect(await page.locator('[data-field-errors]').count()).toBe(0);
+    // What the drop holds is what was chosen, byte for byte.
+    const href = (await listed.getByRole('link').getAttribute('href'))!;
+    expect(await page.evaluate(async (url) => (await fetch(url)).text(), href)).toBe(csv);
+    await expectAccessible(page, 'drop with its uploaded file (en)');
+    await shoot(page, 'hub-drop-files-en');
+  });
 
+  it('builds a stock mapping in the editor: source fields read, mapping_invalid per field, versions and restore', async () => {
     await nav('Mappings');
     await heading('Mappings');
     await page.getByRole('link', { name: 'New mapping' }).click();
@@ -185,8 +222,9 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.getByLabel('Value 1 in the file').fill('none');
     await page.getByLabel('Value 1 becomes').fill('0');
     await page.getByRole('button', { name: 'Create' }).click();
-    await page.locator('[data-field-errors="sku"]').waitFor();
+    await expectInvalid(page.getByLabel('Source column for sku'), 'column.sku', /\(fields\[0\]\.transforms\[0\]\.args/);
     await expect.poll(() => page.locator('.problem').getAttribute('data-code')).toBe('mapping_invalid');
+    expect(await page.getByLabel('Source column for stock').getAttribute('aria-invalid')).toBeNull();
     await expectAccessible(page, 'mapping editor with errors (en)');
     await shoot(page, 'hub-mapping-invalid-en');
     await page.getByRole('button', { name: 'Remove default from sku' }).click();
@@ -217,7 +255,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await shoot(page, 'hub-mapping-en');
   });
 
-  it('creates a flow, previews it with the rejected rows and their reasons, pauses and mutes it', async () => {
+  it('creates a flow once its refused fields are fixed, previews the uploaded file with its counts and rejected rows, pauses and mutes it', async () => {
     await nav('Flows');
     await heading('Flows');
     await page.getByRole('link', { name: 'New flow' }).click();
@@ -227,6 +265,19 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.getByRole('combobox', { name: 'Mapping' }).selectOption({ label: 'Supplier stock (stock, Import)' });
     await page.getByRole('textbox', { name: 'File name template' }).fill('stock-*.csv');
     await page.getByLabel('Run on a schedule').check();
+    // A cron expression and a recipient the API refuses: each message beside its field, the first of them focused.
+    await page.getByLabel('Cron expression').fill('every night');
+    await page.getByLabel('Alert recipients').fill('ops at example');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expectInvalid(page.getByLabel('Cron expression'), 'schedule.cron', /not a cron expression/);
+    await expectInvalid(page.getByLabel('Alert recipients'), 'alertRecipients', /email address/);
+    // The field's own hint still describes it, before the refusal's message.
+    const cronHint = (await page.getByLabel('Cron expression').getAttribute('aria-describedby'))!.split(' ')[0];
+    expect(await page.locator(`[id="${cronHint}"]`).textContent()).toContain('Five fields: minute hour');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('schedule.cron');
+    expect(await page.getByLabel('Time zone').getAttribute('aria-invalid')).toBeNull();
+    await expectAccessible(page, 'new flow refused per field (en)');
+    await shoot(page, 'hub-flow-invalid-en');
     await page.getByLabel('Cron expression').fill('0 3 * * *');
     await page.getByLabel('Alert recipients').fill('ops@example.com');
     await expectAccessible(page, 'new flow (en)');
@@ -238,9 +289,14 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     expect(answer.status(), await answer.text()).toBe(201);
     await heading('Supplier stock import');
     flowUrl = page.url();
+    flowId = /flows\/([\w-]+)$/.exec(flowUrl)![1];
+    await page.getByText('No run yet.').waitFor();
+    // The preview reads the file uploaded through the drop's page; the runs list shows it without a reload.
     await page.getByRole('button', { name: 'Preview', exact: true }).click();
     const preview = page.locator('[data-preview]');
     await preview.waitFor();
+    await expect.poll(() => page.locator('[data-run]').count()).toBe(1);
+    expect(await page.locator('[data-run]').textContent()).toContain('stock-1.csv');
     await expect.poll(() => preview.locator('[data-count="read"] dd').textContent()).toBe('4');
     expect(await preview.locator('[data-count="rejected"] dd').textContent()).toBe('2');
     expect(await preview.locator('[data-count="changed"] dd').textContent()).toBe('2');
@@ -279,14 +335,48 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.getByLabel('اللغة').selectOption('en');
   });
 
-  it('runs the flow now: the run page shows its counts and its rejected and changed rows', async () => {
+  it('runs the flow now: its runs list follows the run until it ends, then stops asking; the run page shows its rows', async () => {
     await page.goto(flowUrl);
     await heading('Supplier stock import');
+    await page.locator('[data-run]').first().waitFor();
+    let listReads = 0;
+    const countListReads = (request: { method(): string; url(): string }) => {
+      if (request.method() === 'GET' && request.url().includes(`/admin/data-hub/flows/${flowId}/runs?`)) listReads += 1;
+    };
+    page.on('request', countListReads);
+    // Marks this document: still there at the end, the page was never reloaded.
+    await page.evaluate(() => (window.hubNotReloaded = true));
+    const started = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && response.url().endsWith(`/flows/${flowId}/runs`),
+    );
     await page.getByRole('button', { name: 'Run now' }).click();
-    await page.waitForURL(/\/data-hub\/runs\/[\w-]+$/);
-    const runId = /runs\/([\w-]+)$/.exec(page.url())![1];
-    // The test app works no queue: the run's job is worked here, and the page updates by itself.
+    const runId = (await (await started).json()).id as string;
+    const row = page.locator(`[data-run="${runId}"]`);
+    await row.locator('[data-status="queued"]').waitFor();
+    await page.locator('[data-following]').waitFor();
+    expect(await page.locator('[data-started]').textContent()).toBe('Run started. Open the run');
+    await expectAccessible(page, 'flow with a queued run (en)');
+    await shoot(page, 'hub-flow-run-queued-en');
+    // While the run is queued the list is read again and again.
+    const readsWhenQueued = listReads;
+    await expect.poll(() => listReads, { timeout: 6_000 }).toBeGreaterThan(readsWhenQueued + 1);
+    // The test app works no queue: the run's job is worked here, and the list shows its end by itself.
     await t.app.get(RunsService).execute(runId);
+    await row.locator('[data-status="succeeded"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('[data-following]').count()).toBe(0);
+    expect(await row.textContent()).toContain('stock-1.csv');
+    // Ended: no more reads.
+    const readsWhenEnded = listReads;
+    await page.waitForTimeout(4_500);
+    expect(listReads).toBe(readsWhenEnded);
+    page.off('request', countListReads);
+    expect(page.url()).toBe(flowUrl);
+    expect(await page.evaluate(() => window.hubNotReloaded)).toBe(true);
+    await expectAccessible(page, 'flow with its ended run (en)');
+    await shoot(page, 'hub-flow-runs-en');
+
+    await page.locator('[data-started]').getByRole('link', { name: 'Open the run' }).click();
+    await page.waitForURL(new RegExp(`/data-hub/runs/${runId}$`));
     await page.locator('[data-status="succeeded"]').first().waitFor({ timeout: 15_000 });
     await expect.poll(() => page.locator('[data-count="changed"] dd').textContent()).toBe('2');
     await expect.poll(() => page.locator('[data-list="rejected"] [data-rejected-line]').count()).toBe(2);
@@ -305,6 +395,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved.').waitFor();
     await page.getByRole('button', { name: 'Run now' }).click();
+    await page.locator('[data-started]').getByRole('link', { name: 'Open the run' }).click();
     await page.waitForURL(/\/data-hub\/runs\/[\w-]+$/);
     const refusedId = /runs\/([\w-]+)$/.exec(page.url())![1];
     await t.app.get(RunsService).execute(refusedId);
@@ -364,6 +455,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await readerPage.locator('[data-run]').first().waitFor();
     for (const name of ['Preview', 'Run now', 'Pause', 'Mute alerts', 'Save'])
       expect(await readerPage.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+    expect(await readerPage.locator('main [data-write]').count()).toBe(0);
     await expectAccessible(readerPage, 'flow, read only (en)');
     await shoot(readerPage, 'hub-flow-reader-en');
     await readerContext.close();
@@ -382,14 +474,85 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await supportPage.locator('[data-run]').first().waitFor();
     for (const name of ['Preview', 'Run now', 'Pause', 'Resume', 'Save', 'Create'])
       expect(await supportPage.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+    expect(await supportPage.locator('main [data-write]').count()).toBe(0);
+    // The drop's files are shown, with no upload.
     await supportPage.goto(`${base}/admin/app/data-hub/connections/${dropId}`);
     await supportPage.getByRole('heading', { level: 1, name: 'Supplier drop' }).waitFor();
+    await supportPage.locator('[data-file="stock-1.csv"]').waitFor();
     expect(await supportPage.getByRole('button').count()).toBe(0);
+    expect(await supportPage.getByLabel('File to upload').count()).toBe(0);
+    expect(await supportPage.locator('main [data-write]').count()).toBe(0);
     await supportPage.goto(`${base}/admin/app/data-hub/connections`);
     await supportPage.locator('[data-connection="Supplier drop"]').waitFor();
     expect(await supportPage.getByRole('link', { name: 'New connection' }).count()).toBe(0);
+    expect(await supportPage.locator('main [data-write]').count()).toBe(0);
     await expectAccessible(supportPage, 'support connections (en)');
     await shoot(supportPage, 'hub-support-connections-en');
     await supportContext.close();
+  });
+
+  it('a store with more than 100 connections and mappings can pick any of them: the pickers read every page', async () => {
+    // Created through the API, newer than the drop and the mapping the flow uses: those are past the first 100.
+    const token = await staffToken(t.app, owner);
+    const create = (path: string, body: (n: number) => Record<string, unknown>, count: number) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, n) => ok(await adminCall(t.app, 'POST', `/admin/data-hub/${path}`, token, body(n)), 201)),
+      );
+    await create('connections', (n) => ({ name: `Bulk drop ${n}`, kind: 'platform_drop', config: { prefix: `bulk-${n}` } }), 105);
+    await create(
+      'mappings',
+      (n) => ({
+        name: `Bulk mapping ${n}`,
+        structure: 'stock',
+        direction: 'import',
+        fields: [
+          { target: 'sku', source: 'SKU' },
+          { target: 'stock', source: 'Qty' },
+        ],
+      }),
+      101,
+    );
+
+    // The flow's own connection and mapping are still the ones its form shows, among all of them.
+    await page.goto(flowUrl);
+    await heading('Supplier stock import');
+    const connection = page.getByRole('combobox', { name: 'Connection' });
+    const mapping = page.getByRole('combobox', { name: 'Mapping' });
+    await expect.poll(() => connection.locator('option').count()).toBe(107);
+    await expect.poll(() => mapping.locator('option').count()).toBe(103);
+    expect(await connection.inputValue()).toBe(dropId);
+    expect(await mapping.locator('option:checked').textContent()).toBe('Supplier stock (stock, Import)');
+    await expectAccessible(page, 'flow form with every connection and mapping (en)');
+    await shoot(page, 'hub-flow-many-en');
+
+    // A new flow may use the oldest of them.
+    await nav('Flows');
+    await page.getByRole('link', { name: 'New flow' }).click();
+    await heading('New flow');
+    await page.getByLabel('Name', { exact: true }).fill('Second stock import');
+    await page.getByRole('combobox', { name: 'Connection' }).selectOption({ label: 'Supplier drop (Active)' });
+    await page.getByRole('combobox', { name: 'Mapping' }).selectOption({ label: 'Supplier stock (stock, Import)' });
+    await page.getByRole('textbox', { name: 'File name template' }).fill('stock-*.csv');
+    const posted = page.waitForRequest((request) => request.url().endsWith('/admin/data-hub/flows') && request.method() === 'POST');
+    await page.getByRole('button', { name: 'Create' }).click();
+    expect((await posted).postDataJSON()).toMatchObject({ connectionId: dropId, name: 'Second stock import' });
+    await heading('Second stock import');
+
+    // The mapping editor reads a source's fields from any connection.
+    await nav('Mappings');
+    await page.getByRole('link', { name: 'New mapping' }).click();
+    await heading('New mapping');
+    const source = page.getByRole('combobox', { name: 'Connection' });
+    await expect.poll(() => source.locator('option').count()).toBe(108);
+    await source.selectOption({ label: 'Supplier drop' });
+
+    // The lists themselves go page by page.
+    await nav('Connections');
+    await page.locator('[data-connection="Bulk drop 104"], [data-connection="Bulk drop 0"]').first().waitFor();
+    expect(await page.locator('[data-connection]').count()).toBe(25);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2').waitFor();
+    await expect.poll(() => page.locator('[data-connection]').count()).toBe(25);
+    await expectAccessible(page, 'connections, page 2 (en)');
   });
 });

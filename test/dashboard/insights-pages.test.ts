@@ -2,26 +2,31 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DemoStoreService } from '../../src/demo/demo-store.service.js';
+import { ExportsService } from '../../src/insights/exports/exports.service.js';
 import { StoreService } from '../../src/stores/store.service.js';
 import { ROOT } from '../support/build.js';
-import { addStaff, supportSession, type TestStaff } from '../support/dashboard.js';
+import { addStaff, adminCall, staffToken, supportSession, type TestStaff } from '../support/dashboard.js';
 import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
+import { ok } from '../support/responses.js';
 import { buildDashboard, expectAccessible, launchChromium, shoot } from './browser.js';
 
 /**
  * The dashboard's Insights tools (issue 13) in Chromium against the real service on a seeded store: the
- * builder's row-limit refusal offers an export that downloads a CSV, a saved report, a schedule, the
- * settings, a report filter, Arabic right to left, a support session without write controls; axe-core
- * on each page and screenshots (ins-*) under test-results/dashboard/.
+ * builder's row-limit refusal offers an export that downloads a CSV, its answer paged and sorted, saved
+ * reports paged with the API's cursor and reopened in the builder, schedules by email and to a data hub
+ * connection with Deliver now, the settings, the exports polled, a report filter, the funnel chart,
+ * Arabic right to left, a member without the data hub's permission, a support session without write
+ * controls; axe-core on each state and screenshots (ins-*) under test-results/dashboard/.
  */
 const RUN = randomBytes(4).toString('hex');
 const BUILD_DIR = join(ROOT, '.data', `test-dashboard-ins-${RUN}`);
 const DATA_DIR = join(ROOT, '.data', `test-dashboard-ins-data-${RUN}`);
 
 declare const document: { documentElement: { dir: string; lang: string } };
+const VIEWPORT = { width: 1280, height: 900 };
 
 describe('the dashboard’s Insights pages in a browser', () => {
   const t = useTestApp(
@@ -34,6 +39,22 @@ describe('the dashboard’s Insights pages in a browser', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  let token: string;
+  /** The owner's call to the API (bearer), expecting `status`: its JSON body. */
+  const call = async (method: string, url: string, body?: unknown, status = 200) =>
+    ok(await adminCall(t.app, method, url, token, body), status);
+  const remove = async (url: string) => expect((await adminCall(t.app, 'DELETE', url, token)).statusCode).toBe(204);
+  /** A new browser context signed in as `staff`, on the overview. */
+  const signedIn = async (staff: TestStaff) => {
+    const staffContext = await browser.newContext({ locale: 'en-GB', viewport: VIEWPORT });
+    const staffPage = await staffContext.newPage();
+    await staffPage.goto(`${base}/admin/?store=${store.storeId}`);
+    await staffPage.getByLabel('Email').fill(staff.email);
+    await staffPage.getByLabel('Password').fill(staff.password);
+    await staffPage.getByRole('button', { name: 'Sign in' }).click();
+    await staffPage.locator('.card .figure').first().waitFor();
+    return { staffContext, staffPage };
+  };
 
   beforeAll(async () => {
     const building = buildDashboard(BUILD_DIR);
@@ -48,10 +69,11 @@ describe('the dashboard’s Insights pages in a browser', () => {
       [store.storeId],
     );
     owner = await addStaff(t.app, store.storeId, 'owner', { name: 'Olivia Owner' });
+    token = await staffToken(t.app, owner);
     await building;
     base = (await t.listen()).replace('127.0.0.1', 'localhost');
     browser = await launchChromium();
-    context = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    context = await browser.newContext({ locale: 'en-GB', viewport: VIEWPORT, acceptDownloads: true });
     page = await context.newPage();
     await page.goto(`${base}/admin/?store=${store.storeId}`);
     await page.getByLabel('Email').fill(owner.email);
@@ -106,11 +128,39 @@ describe('the dashboard’s Insights pages in a browser', () => {
     await shoot(page, 'ins-builder-export-en');
   }, 150_000);
 
-  it('a builder query runs into a chart and a table, and saving it lists it among the saved reports', async () => {
+  it('a builder answer pages through every row it holds and sorts by a measure; saving it lists it among the saved reports', async () => {
     await page.getByRole('combobox', { name: 'Dimension 2' }).selectOption('');
+    const answered = page.waitForResponse((response) => response.url().endsWith('/admin/insights/builder/run'));
     await page.getByRole('button', { name: 'Run' }).click();
+    const answer = (await (await answered).json()) as { rows: { units_sold: number }[] };
+    expect(answer.rows.length).toBeGreaterThan(250);
     await page.locator('[data-result] .panel canvas').waitFor();
-    await expect.poll(() => page.locator('[data-result] tbody tr').count()).toBeGreaterThan(100);
+    const result = page.locator('[data-result]');
+    const shown = result.locator('tbody tr');
+    await expect.poll(() => shown.count()).toBe(100);
+    // Page after page, every row the answer holds, and no more.
+    let seen = 100;
+    const next = result.getByRole('button', { name: 'Next page' });
+    for (let number = 2; await next.isEnabled(); number++) {
+      await next.click();
+      await result.getByText(`Page ${number}`, { exact: true }).waitFor();
+      seen += await shown.count();
+    }
+    expect(seen).toBe(answer.rows.length);
+    expect(await shown.count()).toBe(answer.rows.length % 100 || 100);
+    await expectAccessible(page, 'builder result, last page (en)');
+    // Sorted here by a measure header, largest first then smallest first, from the first page again.
+    const units = answer.rows.map((row) => row.units_sold);
+    await result.getByRole('button', { name: 'Sort by Units sold' }).click();
+    await expect.poll(() => result.locator('th[aria-sort="descending"]').count()).toBe(1);
+    await result.getByText('Page 1', { exact: true }).waitFor();
+    expect(await shown.first().locator('td').nth(1).textContent()).toBe(Math.max(...units).toLocaleString('en-GB'));
+    await result.getByRole('button', { name: 'Sort by Units sold' }).click();
+    await expect.poll(() => result.locator('th[aria-sort="ascending"]').count()).toBe(1);
+    expect(await shown.first().locator('td').nth(1).textContent()).toBe(Math.min(...units).toLocaleString('en-GB'));
+    await expectAccessible(page, 'builder result, sorted (en)');
+    await shoot(page, 'ins-builder-sorted-en');
+
     await page.getByRole('textbox', { name: 'Name' }).fill('Units by day');
     const saved = page.waitForResponse((response) => response.url().endsWith('/admin/insights/saved-reports'));
     await page.getByRole('button', { name: 'Save as a report' }).click();
@@ -136,14 +186,134 @@ describe('the dashboard’s Insights pages in a browser', () => {
     await page.locator('[data-saved-report="Units by day"]').waitFor();
     await page.getByRole('button', { name: 'Open Units by day' }).click();
     await page.getByRole('heading', { level: 1, name: 'Units by day' }).waitFor();
-    await expect.poll(() => page.locator('[data-result] tbody tr').count()).toBeGreaterThan(100);
+    await expect.poll(() => page.locator('[data-result] tbody tr').count()).toBe(100);
+    expect(await page.locator('[data-result]').getByRole('button', { name: 'Next page' }).isEnabled()).toBe(true);
     await shoot(page, 'ins-saved-report-run-en');
+  }, 90_000);
+
+  it('the saved reports list pages with the API’s cursor rather than stopping at one page', async () => {
+    const extra: string[] = [];
+    for (let index = 0; index < 26; index++) {
+      const body = { name: `Paged ${String(index).padStart(2, '0')}`, definition: { report: 'products', params: { last: 30 } } };
+      extra.push((await call('POST', '/admin/insights/saved-reports', body, 201)).id);
+    }
+    try {
+      const first = page.waitForRequest((request) => request.url().includes('/admin/insights/saved-reports?limit=25'));
+      await page.getByRole('link', { name: 'Saved reports', exact: true }).click();
+      await first;
+      const rows = page.locator('[data-page="saved-reports"] tbody tr');
+      await page.locator('[data-saved-report="Paged 25"]').waitFor();
+      expect(await rows.count()).toBe(25);
+      const second = page.waitForRequest((request) => /\/admin\/insights\/saved-reports\?limit=25&cursor=./.test(request.url()));
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await second;
+      // 27 in all: the two oldest on the second page.
+      await page.locator('[data-saved-report="Units by day"]').waitFor();
+      await page.getByText('Page 2', { exact: true }).waitFor();
+      expect(await rows.count()).toBe(2);
+      expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+      await expectAccessible(page, 'saved reports, page 2 (en)');
+      await shoot(page, 'ins-saved-reports-page-2-en');
+      await page.getByRole('button', { name: 'Previous page' }).click();
+      await page.locator('[data-saved-report="Paged 25"]').waitFor();
+    } finally {
+      for (const id of extra) await remove(`/admin/insights/saved-reports/${id}`);
+    }
+  }, 60_000);
+
+  it('a saved builder report opens in the builder filled in, and saves back (PATCH) or as a copy under a new name', async () => {
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+    const [from, to] = [day(90), day(2)];
+    const top = await call('GET', `/admin/insights/reports/products?from=${from}&to=${to}&sort=-units_sold&limit=1`);
+    const product = String(top.rows[0].product);
+    const builder = {
+      measures: ['units_sold', 'gross_sales'],
+      dimensions: ['product'],
+      filters: [{ dimension: 'product', op: 'in', values: [product] }],
+      from,
+      to,
+      compare: 'previous_period',
+      sort: '-units_sold',
+      limit: 10,
+    };
+    const saved = await call('POST', '/admin/insights/saved-reports', { name: 'Top product', definition: { builder } }, 201);
+
+    // From another page: the list is read again.
+    await page.getByRole('link', { name: 'Report builder' }).click();
+    await page.getByRole('link', { name: 'Saved reports', exact: true }).click();
+    await page.getByRole('button', { name: 'Edit Top product in the builder' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Report builder' }).waitFor();
+    const address = new URL(page.url()).searchParams;
+    expect([address.get('saved'), address.get('from'), address.get('to'), address.get('compare')]).toEqual([
+      saved.id,
+      from,
+      to,
+      'previous_period',
+    ]);
+    const units = page.getByRole('checkbox', { name: 'Units sold', exact: true });
+    await units.waitFor();
+    expect(await units.isChecked()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: 'Gross sales', exact: true }).isChecked()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: 'Net sales', exact: true }).isChecked()).toBe(false);
+    expect(await page.getByRole('combobox', { name: 'Dimension 1' }).inputValue()).toBe('product');
+    expect(await page.getByRole('combobox', { name: 'Dimension 2' }).inputValue()).toBe('');
+    const filter = page.locator('[data-filter="0"]');
+    expect(await filter.getByRole('combobox', { name: 'Filter by' }).inputValue()).toBe('product');
+    expect(await filter.getByRole('combobox', { name: 'Condition' }).inputValue()).toBe('in');
+    expect(await filter.getByRole('combobox', { name: 'Values (comma separated)' }).inputValue()).toBe(product);
+    expect(await page.getByRole('combobox', { name: 'Sort', exact: true }).inputValue()).toBe('-units_sold');
+    expect(await page.getByRole('spinbutton', { name: 'Top N rows (optional)' }).inputValue()).toBe('10');
+    expect(await page.getByRole('combobox', { name: 'Period' }).inputValue()).toBe('custom');
+    expect([
+      await page.getByLabel('From', { exact: true }).inputValue(),
+      await page.getByLabel('To', { exact: true }).inputValue(),
+    ]).toEqual([from, to]);
+    expect(await page.getByRole('combobox', { name: 'Compare with' }).inputValue()).toBe('previous_period');
+    expect(await page.getByRole('textbox', { name: 'Name' }).inputValue()).toBe('Top product');
+    // It runs as saved: the one product.
+    await page.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => page.locator('[data-result] tbody tr').count()).toBe(1);
+    await expectAccessible(page, 'saved report opened in the builder (en)');
+    await shoot(page, 'ins-builder-opened-en');
+
+    // Saved back: the same report, its definition replaced.
+    await page.getByRole('checkbox', { name: 'Gross sales', exact: true }).uncheck();
+    const patched = page.waitForRequest(
+      (request) => request.method() === 'PATCH' && request.url().endsWith(`/admin/insights/saved-reports/${saved.id}`),
+    );
+    await page.getByRole('button', { name: 'Save changes to “Top product”' }).click();
+    expect((await patched).postDataJSON()).toEqual({
+      name: 'Top product',
+      definition: { builder: { ...builder, measures: ['units_sold'] } },
+    });
+    await page.getByText('Saved changes to “Top product”.').waitFor();
+    expect((await call('GET', `/admin/insights/saved-reports/${saved.id}`)).definition.builder.measures).toEqual(['units_sold']);
+
+    // A copy needs a name of its own; then it is a new saved report, which the builder now saves to.
+    await page.getByRole('button', { name: 'Save as a new report' }).click();
+    await page.locator('[data-field-error="name"]').getByText('Give the new report a name of its own.').waitFor();
+    await expectAccessible(page, 'builder copy without a new name (en)');
+    await page.getByRole('textbox', { name: 'Name' }).fill('Top product, last quarter');
+    const copied = page.waitForResponse(
+      (response) => response.url().endsWith('/admin/insights/saved-reports') && response.request().method() === 'POST',
+    );
+    await page.getByRole('button', { name: 'Save as a new report' }).click();
+    const copy = (await (await copied).json()) as { id: string; definition: unknown };
+    expect(copy.definition).toEqual({ builder: { ...builder, measures: ['units_sold'] } });
+    await page.getByText('Saved as “Top product, last quarter”.').waitFor();
+    await page.getByRole('button', { name: 'Save changes to “Top product, last quarter”' }).waitFor();
+    const names = (await call('GET', '/admin/insights/saved-reports?limit=100')).items.map((item: { name: string }) => item.name);
+    expect(names).toEqual(expect.arrayContaining(['Top product', 'Top product, last quarter', 'Units by day']));
+    await shoot(page, 'ins-builder-copy-en');
+    await remove(`/admin/insights/saved-reports/${copy.id}`);
+    await remove(`/admin/insights/saved-reports/${saved.id}`);
   }, 60_000);
 
   it('creating a schedule shows it in the list with its cadence and next run', async () => {
     await page.getByRole('link', { name: 'Schedules', exact: true }).click();
     await page.getByRole('button', { name: 'New schedule' }).click();
     const form = page.locator('[data-schedule-form]');
+    await form.getByRole('combobox', { name: 'Saved report' }).selectOption({ label: 'Units by day' });
     await form.getByRole('textbox', { name: 'Name' }).fill('Monday units');
     await form.getByRole('combobox', { name: 'Frequency' }).selectOption('weekly');
     await form.getByRole('combobox', { name: 'Day of the week' }).selectOption('monday');
@@ -164,6 +334,115 @@ describe('the dashboard’s Insights pages in a browser', () => {
     await shoot(page, 'ins-schedules-en');
   }, 60_000);
 
+  it('a schedule to a data hub connection: its field errors beside the fields, skipEmpty kept, Deliver now writing the file', async () => {
+    const drop = await call(
+      'POST',
+      '/admin/data-hub/connections',
+      { name: 'Reports drop', kind: 'platform_drop', config: { prefix: 'reports' } },
+      201,
+    );
+    await call('POST', `/admin/data-hub/connections/${drop.id}/test`);
+    await call('POST', `/admin/data-hub/connections/${drop.id}/activate`);
+    await page.getByRole('link', { name: 'Schedules', exact: true }).click();
+    await page.locator('[data-schedule="Monday units"]').waitFor();
+    await page.getByRole('button', { name: 'New schedule' }).click();
+    const form = page.locator('[data-schedule-form]');
+    await form.getByRole('combobox', { name: 'Saved report' }).selectOption({ label: 'Units by day' });
+    await form.getByRole('textbox', { name: 'Name' }).fill('Daily drop');
+    await form.getByRole('combobox', { name: 'Frequency' }).selectOption('daily');
+    await form.getByRole('radio', { name: 'Data hub connection' }).check();
+    const connection = form.getByRole('combobox', { name: 'Connection' });
+    await expect.poll(() => connection.inputValue()).toBe(drop.id);
+    expect(await connection.locator('option').allTextContents()).toEqual(['Reports drop · Active']);
+    // A file name whose extension is not the format's: refused, and said beside the field.
+    await form.getByRole('textbox', { name: 'File name' }).fill('units-{yyyy}{MM}{dd}.xlsx');
+    const refused = page.waitForResponse(
+      (response) => response.url().endsWith('/admin/insights/schedules') && response.request().method() === 'POST',
+    );
+    await form.getByRole('button', { name: 'Save' }).click();
+    expect((await refused).status()).toBe(400);
+    const fieldError = form.locator('#sched-path-error[data-field-error="destination.pathTemplate"]');
+    expect(await fieldError.textContent()).toContain('.csv');
+    expect(await form.getByRole('textbox', { name: 'File name' }).getAttribute('aria-invalid')).toBe('true');
+    await expectAccessible(page, 'schedule form, field error (en)');
+    await shoot(page, 'ins-schedule-field-error-en');
+
+    await form.getByRole('textbox', { name: 'File name' }).fill('units-{yyyy}{MM}{dd}.csv');
+    await form.getByRole('checkbox', { name: 'Skip deliveries with no rows' }).check();
+    const created = page.waitForResponse(
+      (response) => response.url().endsWith('/admin/insights/schedules') && response.request().method() === 'POST',
+    );
+    await form.getByRole('button', { name: 'Save' }).click();
+    const response = await created;
+    expect(response.status()).toBe(201);
+    expect(response.request().postDataJSON()).toMatchObject({
+      destination: { kind: 'connection', connectionId: drop.id, pathTemplate: 'units-{yyyy}{MM}{dd}.csv' },
+      skipEmpty: true,
+    });
+    const row = page.locator('[data-schedule="Daily drop"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Reports drop: units-{yyyy}{MM}{dd}.csv');
+    expect(await row.textContent()).toContain('skipped when empty');
+
+    // Edited again: the form holds what was saved.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    expect(await form.getByRole('checkbox', { name: 'Skip deliveries with no rows' }).isChecked()).toBe(true);
+    expect(await form.getByRole('radio', { name: 'Data hub connection' }).isChecked()).toBe(true);
+    expect(await form.getByRole('combobox', { name: 'Connection' }).inputValue()).toBe(drop.id);
+    expect(await form.getByRole('textbox', { name: 'File name' }).inputValue()).toBe('units-{yyyy}{MM}{dd}.csv');
+    expect(await form.getByRole('combobox', { name: 'Frequency' }).inputValue()).toBe('daily');
+    await expectAccessible(page, 'schedule form, connection (en)');
+    await shoot(page, 'ins-schedule-connection-en');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+
+    // Deliver now: a delivery of its own, shown in the deliveries as it is written.
+    const delivered = page.waitForResponse(
+      (answer) => /\/admin\/insights\/schedules\/[\w-]+\/deliveries$/.test(answer.url()) && answer.request().method() === 'POST',
+    );
+    await row.getByRole('button', { name: 'Deliver Daily drop now' }).click();
+    expect((await delivered).status()).toBe(202);
+    const delivery = page.locator('[data-deliveries] tr[data-trigger="manual"]');
+    await page.locator('[data-deliveries] tr[data-trigger="manual"][data-status="delivered"]').waitFor({ timeout: 60_000 });
+    expect(await delivery.count()).toBe(1);
+    expect(await delivery.textContent()).toMatch(/Deliver now.*Delivered.*Reports drop\/units-\d{8}\.csv/);
+    // The schedule's last delivery follows, without reading the page again.
+    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('Delivered ·');
+    const files = await call('GET', `/admin/data-hub/connections/${drop.id}/files`);
+    expect(files.items.map((file: { name: string }) => file.name)).toEqual([expect.stringMatching(/^units-\d{8}\.csv$/)]);
+    await expectAccessible(page, 'schedule delivered now (en)');
+    await shoot(page, 'ins-schedule-delivered-en');
+  }, 90_000);
+
+  it('a member without data.flows.manage is offered email only, and saving a connection schedule leaves its destination', async () => {
+    const analyst = await addStaff(t.app, store.storeId, 'analyst', { name: 'Ana Analyst' });
+    const { staffContext, staffPage } = await signedIn(analyst);
+    const connectionsAsked: string[] = [];
+    staffPage.on('request', (request) => request.url().includes('/admin/data-hub/') && connectionsAsked.push(request.url()));
+    await staffPage.goto(`${base}/admin/app/insights/schedules`);
+    const row = staffPage.locator('[data-schedule="Daily drop"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Data hub connection: units-{yyyy}{MM}{dd}.csv');
+    await staffPage.getByRole('button', { name: 'New schedule' }).click();
+    const form = staffPage.locator('[data-schedule-form]');
+    await form.getByRole('textbox', { name: 'Email recipients' }).waitFor();
+    expect(await form.getByRole('radio').count()).toBe(0);
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await form.getByText('This schedule writes to a data hub connection').waitFor();
+    expect(await form.getByRole('combobox', { name: 'Connection' }).count()).toBe(0);
+    await expectAccessible(staffPage, 'schedule form, connection locked (en)');
+    await shoot(staffPage, 'ins-schedule-locked-en');
+    const patched = staffPage.waitForResponse((response) => response.request().method() === 'PATCH');
+    await form.getByRole('textbox', { name: 'Name' }).fill('Daily drop, renamed');
+    await form.getByRole('button', { name: 'Save' }).click();
+    const response = await patched;
+    expect(response.status()).toBe(200);
+    expect(response.request().postDataJSON()).toEqual({ name: 'Daily drop, renamed' });
+    await staffPage.locator('[data-schedule="Daily drop, renamed"]').waitFor();
+    expect(connectionsAsked).toEqual([]);
+    await staffContext.close();
+  }, 60_000);
+
   it('the settings page loads and saves', async () => {
     await page.getByRole('link', { name: 'Insights settings' }).click();
     await page.getByRole('combobox', { name: 'Weeks start on' }).waitFor();
@@ -177,9 +456,27 @@ describe('the dashboard’s Insights pages in a browser', () => {
     await shoot(page, 'ins-settings-en');
   }, 60_000);
 
-  it('the exports page lists the export with its download', async () => {
-    await page.getByRole('link', { name: 'Exports', exact: true }).click();
-    await page.locator('[data-export][data-status="succeeded"]').first().waitFor();
+  it('the exports page lists the exports, reading them again while one is being written', async () => {
+    // The export's job held back until the page has shown it queued.
+    const exportsService = t.app.get(ExportsService) as unknown as { run: (id: string) => Promise<void> };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const run = exportsService.run.bind(exportsService);
+    const holding = vi.spyOn(exportsService, 'run').mockImplementationOnce(async (id) => held.then(() => run(id)));
+    try {
+      const builder = { measures: ['units_sold'], dimensions: ['day'], last: 30 };
+      const started = await call('POST', '/admin/insights/exports', { source: { builder }, format: 'csv' }, 202);
+      await page.getByRole('link', { name: 'Exports', exact: true }).click();
+      await page.locator(`[data-export="${started.id}"][data-status="queued"]`).waitFor();
+      await expect.poll(() => holding.mock.calls.length).toBe(1);
+      const readAgain = page.waitForRequest((request) => request.url().includes('/admin/insights/exports?limit=25'));
+      await readAgain;
+      release();
+      await page.locator(`[data-export="${started.id}"][data-status="succeeded"]`).waitFor({ timeout: 30_000 });
+    } finally {
+      release();
+      holding.mockRestore();
+    }
     expect(await page.getByRole('link', { name: /^Download / }).count()).toBeGreaterThan(0);
     await expectAccessible(page, 'exports (en)');
     await shoot(page, 'ins-exports-en');
@@ -197,7 +494,12 @@ describe('the dashboard’s Insights pages in a browser', () => {
     );
     await page.getByRole('combobox', { name: 'Value' }).fill(name.slice(0, 4));
     expect((await searched).status()).toBe(200);
-    const value = await page.locator('#report-filter-values option').first().getAttribute('value');
+    // Other products may begin the same way: the option named as the row is.
+    const named = page
+      .locator('#report-filter-values option')
+      .filter({ hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
+    await expect.poll(() => named.count()).toBeGreaterThan(0);
+    const value = await named.first().getAttribute('value');
     expect(value).toBeTruthy();
     await page.getByRole('combobox', { name: 'Value' }).fill(value!);
     const filtered = page.waitForRequest(
@@ -227,6 +529,34 @@ describe('the dashboard’s Insights pages in a browser', () => {
     expect(await page.getByLabel('Language').count()).toBe(1);
   }, 90_000);
 
+  it('the funnel report is drawn as a funnel whose steps tell their conversion', async () => {
+    const answered = page.waitForResponse((response) => response.url().includes('/admin/insights/reports/funnel?'));
+    await page.getByRole('link', { name: 'Conversion funnel' }).click();
+    const funnel = (await (await answered).json()) as { rows: { step_sessions: number; step_conversion: number }[] };
+    expect(funnel.rows).toHaveLength(5);
+    expect(funnel.rows[1].step_sessions).toBeGreaterThan(0);
+    const chart = page.locator('.chart[data-chart-kind="funnel"]');
+    await chart.locator('canvas').waitFor();
+    // The second step (a fifth of the funnel's height down), hovered: its sessions and its conversion.
+    const box = (await chart.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.3, box.y + 8 + ((box.height - 16) / 5) * 1.5);
+    await expect.poll(() => chart.textContent()).toContain('of the step before');
+    const tooltip = (await chart.textContent())!;
+    expect(tooltip).toContain('Viewed a product');
+    expect(tooltip).toContain(`${funnel.rows[1].step_sessions.toLocaleString('en-GB')} sessions`);
+    expect(tooltip).toContain('of all sessions');
+    // The table holds the steps alone (the totals' columns are the totals'), in their fixed order: no sorting.
+    expect(await page.locator('[data-report="funnel"] thead th').allTextContents()).toEqual([
+      'Step',
+      'Sessions',
+      'From previous step',
+      'From start',
+    ]);
+    expect(await page.getByRole('button', { name: /^Sort by/ }).count()).toBe(0);
+    await expectAccessible(page, 'funnel (en)');
+    await shoot(page, 'ins-funnel-en');
+  }, 60_000);
+
   it('in Arabic the Insights pages are right to left with Arabic labels', async () => {
     await page.getByRole('combobox', { name: 'Language', exact: true }).selectOption('ar');
     await expect.poll(() => page.evaluate(() => [document.documentElement.dir, document.documentElement.lang])).toEqual(['rtl', 'ar']);
@@ -248,6 +578,10 @@ describe('the dashboard’s Insights pages in a browser', () => {
       await expectAccessible(page, `${shot}`);
       await shoot(page, shot);
     }
+    await page.getByRole('link', { name: 'مسار التحويل' }).click();
+    await page.locator('.chart[data-chart-kind="funnel"][dir="rtl"] canvas').waitFor();
+    await expectAccessible(page, 'ins-funnel-ar');
+    await shoot(page, 'ins-funnel-ar');
     await page.getByRole('combobox', { name: 'اللغة', exact: true }).selectOption('en');
   }, 60_000);
 
@@ -260,6 +594,7 @@ describe('the dashboard’s Insights pages in a browser', () => {
     const supportPage = await supportContext.newPage();
     await supportPage.goto(`${base}/admin/app/insights/saved-reports`);
     await supportPage.locator('[data-saved-report="Units by day"]').waitFor();
+    expect(await supportPage.locator('[data-write]').count()).toBe(0);
     await supportPage.goto(`${base}/admin/app/insights/builder`);
     await supportPage.getByRole('button', { name: 'Run' }).waitFor();
     await supportPage.goto(`${base}/admin/app/insights/schedules`);

@@ -6,7 +6,14 @@ let loading: Promise<ECharts> | null = null;
 /** ECharts is loaded when the first chart is drawn, not with the sign-in page. */
 const load = () => (loading ??= import('./echarts.js'));
 
-/** One ECharts canvas; `label` names it for assistive technology (the table beside it carries the figures). */
+/** The kinds of series an option draws (`line`, `bar`, `funnel`…), space separated. */
+const seriesKinds = (option: EChartsCoreOption) =>
+  [...new Set(((option.series ?? []) as { type?: string }[]).map((series) => series.type))].join(' ');
+
+/**
+ * One ECharts canvas; `label` names it for assistive technology (the table beside it carries the figures),
+ * `data-chart-kind` says what it draws.
+ */
 export function Chart({
   option,
   label,
@@ -40,5 +47,15 @@ export function Chart({
   useEffect(() => {
     chart.current?.setOption(option, { notMerge: true });
   }, [option]);
-  return <div class="chart" ref={element} role="img" aria-label={label} dir={rtl ? 'rtl' : 'ltr'} style={{ height: `${height}px` }} />;
+  return (
+    <div
+      class="chart"
+      ref={element}
+      role="img"
+      aria-label={label}
+      data-chart-kind={seriesKinds(option)}
+      dir={rtl ? 'rtl' : 'ltr'}
+      style={{ height: `${height}px` }}
+    />
+  );
 }

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import type { MessageKey } from '../i18n/messages.js';
 import { useApp } from '../lib/app-context.js';
+import { TIME_GRAINS } from '../lib/reports.js';
 import { navigate, withQuery } from '../lib/router.js';
 
 const PRESETS = ['7', '30', '90', '365'];
-const GRAINS = ['hour', 'day', 'week', 'month', 'quarter', 'year'];
 
 /** The report query's range part (`last`, or `from` and `to`) and `compare`, from the page's query string. */
 export function rangeParams(query: URLSearchParams): URLSearchParams {
@@ -18,7 +18,7 @@ export function rangeParams(query: URLSearchParams): URLSearchParams {
   const compare = query.get('compare');
   if (compare) params.set('compare', compare);
   const grain = query.get('grain');
-  if (grain && GRAINS.includes(grain)) params.set('grain', grain);
+  if (grain && TIME_GRAINS.includes(grain)) params.set('grain', grain);
   for (const filter of query.getAll('filter')) params.append('filter[]', filter);
   return params;
 }
@@ -106,7 +106,7 @@ export function RangePicker({
             onChange={(event) => navigate(withQuery({ grain: event.currentTarget.value || null, cursor: null }))}
           >
             <option value="">{t('grain.auto')}</option>
-            {GRAINS.map((grain) => (
+            {TIME_GRAINS.map((grain) => (
               <option value={grain} key={grain}>
                 {t(`grain.${grain}` as MessageKey)}
               </option>

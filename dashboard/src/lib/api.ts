@@ -31,20 +31,23 @@ export function whenSessionEnds(callback: () => void): void {
   onSessionEnded = callback;
 }
 
-export function csrfToken(): string | undefined {
+function csrfToken(): string | undefined {
   const found = document.cookie.split('; ').find((part) => part.startsWith('adm_csrf='));
   return found ? decodeURIComponent(found.slice('adm_csrf='.length)) : undefined;
 }
 
+/** A `Blob` (a chosen file) is sent as its raw bytes, as the file routes take it; anything else as JSON. */
 async function send(method: string, path: string, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const raw = body instanceof Blob;
+  if (body !== undefined) headers['Content-Type'] = raw ? 'application/octet-stream' : 'application/json';
   if (method !== 'GET' && method !== 'HEAD') {
     const csrf = csrfToken();
     if (csrf) headers['X-CSRF-Token'] = csrf;
   }
   try {
-    return await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+    const payload = body === undefined ? undefined : raw ? body : JSON.stringify(body);
+    return await fetch(path, { method, headers, credentials: 'same-origin', body: payload });
   } catch {
     throw new ApiError(NETWORK);
   }

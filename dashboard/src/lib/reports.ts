@@ -3,13 +3,15 @@ import type { MessageKey } from '../i18n/messages.js';
 /**
  * The built-in reports (contract section 8) as the dashboard shows them: the area whose view
  * permission and plan entitlement open each, and the chart that suits its shape: a line over time, bars
- * for a ranked dimension, a heat map of cohorts by month, or the table alone.
+ * for a ranked dimension, a heat map of cohorts by month, a funnel of steps, or the table alone.
  */
-export type ChartKind = 'line' | 'bar' | 'heatmap' | 'table';
+export type ChartKind = 'line' | 'bar' | 'heatmap' | 'funnel' | 'table';
 export interface ReportEntry {
   name: string;
   area: 'sales' | 'products' | 'customers' | 'fulfilment' | 'finance' | 'behaviour';
   chart: ChartKind;
+  /** The measures its table sorts by, where not all of them (the service refuses the others). */
+  sortable?: readonly string[];
 }
 
 export const REPORTS: readonly ReportEntry[] = [
@@ -18,16 +20,16 @@ export const REPORTS: readonly ReportEntry[] = [
   { name: 'variants', area: 'products', chart: 'bar' },
   { name: 'categories', area: 'products', chart: 'bar' },
   { name: 'brands', area: 'products', chart: 'bar' },
-  { name: 'not_selling', area: 'products', chart: 'table' },
+  { name: 'not_selling', area: 'products', chart: 'table', sortable: ['days_since_last_sale', 'stock'] },
   { name: 'customers', area: 'customers', chart: 'bar' },
-  { name: 'cohorts', area: 'customers', chart: 'heatmap' },
+  { name: 'cohorts', area: 'customers', chart: 'heatmap', sortable: [] },
   { name: 'top_customers', area: 'customers', chart: 'bar' },
   { name: 'customer_groups', area: 'customers', chart: 'bar' },
   { name: 'fulfilment', area: 'fulfilment', chart: 'bar' },
-  { name: 'late_orders', area: 'fulfilment', chart: 'line' },
+  { name: 'late_orders', area: 'fulfilment', chart: 'line', sortable: ['late_by'] },
   { name: 'payments', area: 'finance', chart: 'bar' },
   { name: 'tax', area: 'finance', chart: 'line' },
-  { name: 'funnel', area: 'behaviour', chart: 'bar' },
+  { name: 'funnel', area: 'behaviour', chart: 'funnel', sortable: [] },
   { name: 'searches', area: 'behaviour', chart: 'bar' },
 ];
 
@@ -43,3 +45,16 @@ export const AREA_PLAN: Record<ReportEntry['area'], string> = {
 
 export const reportTitle = (name: string) => `report.${name}` as MessageKey;
 export const findReport = (name: string) => REPORTS.find((report) => report.name === name);
+
+/** The time grains a range is split by (`grain`), which the builder also takes as a dimension. */
+export const TIME_GRAINS = ['hour', 'day', 'week', 'month', 'quarter', 'year'];
+
+/**
+ * The chart of an answer: a built-in report's own (a saved one's too); a builder query's a line over time
+ * when it is split by a time grain alone (or not at all), else bars of its first dimension.
+ */
+export function chartKindOf(report: string, dimensions: string[]): ChartKind {
+  const builtIn = findReport(report);
+  if (builtIn) return builtIn.chart;
+  return dimensions.length === 0 || (dimensions.length === 1 && TIME_GRAINS.includes(dimensions[0])) ? 'line' : 'bar';
+}

@@ -93,11 +93,11 @@ export interface SavedReport {
 export interface InsightsExport {
   id: string;
   status: 'queued' | 'running' | 'succeeded' | 'failed';
-  format?: string;
+  format: 'csv' | 'xlsx';
   progress: { rows: number; totalRows: number | null; percent: number | null };
   file: { name: string; bytes: number; contentType: string; expiresAt: string; expired?: boolean } | null;
   error?: { code: string; message_en: string; message_ar: string } | null;
-  createdAt?: string;
+  createdAt: string;
 }
 
 export interface Cadence {
@@ -114,6 +114,8 @@ export interface Schedule {
   cadence: Cadence;
   format: 'csv' | 'xlsx';
   destination: { kind: 'email'; recipients: string[] } | { kind: 'connection'; connectionId: string; pathTemplate: string };
+  /** A due time whose report has no rows is recorded as skipped, and nothing is sent. */
+  skipEmpty: boolean;
   paused: boolean;
   nextRunAt: string | null;
   lastDelivery: Delivery | null;
@@ -122,10 +124,14 @@ export interface Schedule {
 export interface Delivery {
   id: string;
   dueAt: string;
+  /** `manual`: asked for with Deliver now, outside the cadence. */
+  trigger: 'schedule' | 'manual';
   status: 'queued' | 'running' | 'delivered' | 'failed' | 'skipped';
   attempts: number;
   rows: number | null;
   bytes: number | null;
+  /** The recipients mailed, or the connection's name and the file written (`Drop/sales-20260105.csv`). */
+  sentTo: string[];
   error?: { code: string; message_en: string; message_ar: string } | null;
   startedAt: string | null;
   finishedAt: string | null;

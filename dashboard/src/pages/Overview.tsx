@@ -4,7 +4,7 @@ import { ProblemView } from '../components/Problem.js';
 import { RangePicker, rangeParams } from '../components/RangePicker.js';
 import { pick, useApp } from '../lib/app-context.js';
 import type { Column, ReportResponse } from '../lib/types.js';
-import { useFetch } from '../lib/use-fetch.js';
+import { useLoad } from '../lib/load.js';
 import { lineOption, sparklineOption } from './chart-options.js';
 
 const HEADLINES = ['net_sales', 'total_sales', 'orders', 'average_order_value', 'customers', 'returning_customer_rate'];
@@ -13,7 +13,7 @@ const HEADLINES = ['net_sales', 'total_sales', 'orders', 'average_order_value', 
 export function Overview({ query }: { query: URLSearchParams }) {
   const { t, lang, fmt } = useApp();
   const params = rangeParams(query);
-  const { data, error, loading } = useFetch<ReportResponse>(`/admin/insights/reports/overview?${params}`);
+  const { data, error, loading } = useLoad<ReportResponse>(`/admin/insights/reports/overview?${params}`);
   useEffect(() => {
     // The first meaningful render, measured by the browser test (README, "Dashboard").
     if (data && performance.getEntriesByName('dashboard-interactive').length === 0) performance.mark('dashboard-interactive');

@@ -1,14 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Chart } from '../components/Chart.js';
 import { ProblemView } from '../components/Problem.js';
 import { RangePicker, rangeParams } from '../components/RangePicker.js';
-import { pick, useApp } from '../lib/app-context.js';
+import { useApp } from '../lib/app-context.js';
 import { findReport, reportTitle } from '../lib/reports.js';
 import { navigate, withQuery } from '../lib/router.js';
-import type { Column, ReportResponse, Row } from '../lib/types.js';
-import { useFetch } from '../lib/use-fetch.js';
-import { barOption, cohortHeatmapOption, lineOption } from './chart-options.js';
+import type { ReportResponse } from '../lib/types.js';
+import { useLoad } from '../lib/load.js';
 import { ReportFilters, reportBodyParams } from './insights/ReportFilters.js';
+import { ReportChart, ReportTable, Totals } from './insights/ReportView.js';
 import { StartExport } from './insights/shared.js';
 
 const PAGE_SIZES = ['25', '50', '100'];
@@ -28,12 +27,10 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
   useEffect(() => setPages([]), [base, name]);
   const cursor = pages[pages.length - 1];
   const path = entry ? `/admin/insights/reports/${name}?${base}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}` : null;
-  const { data, error, loading } = useFetch<ReportResponse>(path);
+  const { data, error, loading } = useLoad<ReportResponse>(path);
   if (!entry) return <p role="alert">{t('report.notFound')}</p>;
   const title = t(reportTitle(name));
-  const dimensions = data?.columns.filter((column) => column.kind === 'dimension') ?? [];
-  const measures = data?.columns.filter((column) => column.kind === 'measure') ?? [];
-  const sortedBy = measures.find((column) => sort.replace(/^-/, '') === column.name) ?? measures[0];
+  const sortedBy = data?.columns.find((column) => column.kind === 'measure' && sort.replace(/^-/, '') === column.name);
   return (
     <section aria-labelledby="page-title" aria-busy={loading} data-report={name}>
       <h1 id="page-title">{title}</h1>
@@ -43,43 +40,14 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
       {!data && !error ? <p role="status">{t('app.loading')}</p> : null}
       {data ? (
         <>
-          {entry.chart === 'bar' && dimensions[0] && sortedBy && data.rows.length > 0 ? (
-            <section
-              class="panel"
-              aria-label={t('chart.top', { count: fmt.number(Math.min(15, data.rows.length)), measure: pick(lang, sortedBy, 'label') })}
-            >
-              <Chart
-                rtl={lang === 'ar'}
-                label={t('chart.label', { title: `${title} · ${pick(lang, sortedBy, 'label')}` })}
-                option={barOption(data.rows, dimensions[0], sortedBy, lang, fmt)}
-              />
-            </section>
-          ) : null}
-          {entry.chart === 'heatmap' && data.rows.length > 0 ? (
-            <section class="panel" aria-label={title}>
-              <Chart
-                rtl={lang === 'ar'}
-                label={t('chart.label', { title })}
-                height={Math.max(240, 28 * new Set(data.rows.map((row) => row.cohort)).size + 96)}
-                option={cohortHeatmapOption(data.rows, lang, fmt)}
-              />
-            </section>
-          ) : null}
-          {entry.chart === 'line' && data.series.length > 0 ? (
-            <section class="panel" aria-label={title}>
-              <Chart
-                rtl={lang === 'ar'}
-                label={t('chart.label', { title })}
-                option={lineOption(data, seriesMeasures(data).slice(0, 2), lang, fmt, t)}
-              />
-            </section>
-          ) : null}
+          <ReportChart data={data} title={title} ranked={sortedBy} />
           <Totals data={data} />
           <ReportTable
             title={title}
             rows={data.rows}
             columns={data.columns}
             sort={sort}
+            sortable={entry.sortable}
             onSort={(next) => navigate(withQuery({ sort: next }))}
           />
           <nav class="pager" aria-label={t('table.caption', { title })}>
@@ -105,102 +73,5 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
         </>
       ) : null}
     </section>
-  );
-}
-
-/** The measures of the series: columns named in its points, else the table's measures. */
-function seriesMeasures(data: ReportResponse): Column[] {
-  const point = data.series[0] ?? {};
-  const measures = data.columns.filter((column) => column.kind === 'measure');
-  const inSeries = measures.filter((column) => column.name in point);
-  if (inSeries.length > 0) return inSeries;
-  return Object.keys(point)
-    .filter((key) => key !== 'period')
-    .map((name) => ({ name, kind: 'measure', type: 'count', label_en: name, label_ar: name }) as Column);
-}
-
-function Totals({ data }: { data: ReportResponse }) {
-  const { t, lang, fmt } = useApp();
-  const measures = data.columns.filter((column) => column.kind === 'measure' && column.name in data.totals);
-  if (measures.length === 0) return null;
-  return (
-    <section class="totals" aria-label={t('table.totals')}>
-      <dl>
-        {measures.map((column) => (
-          <div key={column.name}>
-            <dt>{pick(lang, column, 'label')}</dt>
-            <dd>{fmt.value(data.totals[column.name], column.type)}</dd>
-          </div>
-        ))}
-      </dl>
-    </section>
-  );
-}
-
-/** The report's rows; measure headers sort (server side: `sort=-measure` largest first, `sort=measure` smallest). */
-function ReportTable({
-  title,
-  rows,
-  columns,
-  sort,
-  onSort,
-}: {
-  title: string;
-  rows: Row[];
-  columns: Column[];
-  sort: string;
-  onSort: (sort: string) => void;
-}) {
-  const { t, lang, fmt } = useApp();
-  const cell = (row: Row, column: Column) =>
-    column.kind === 'dimension' && row.labels?.[column.name] ? row.labels[column.name][lang] : fmt.value(row[column.name], column.type);
-  return (
-    <div class="table-wrap" tabIndex={0} role="region" aria-label={t('table.caption', { title })}>
-      <table>
-        <caption class="visually-hidden">{t('table.caption', { title })}</caption>
-        <thead>
-          <tr>
-            {columns.map((column) => {
-              const label = pick(lang, column, 'label');
-              const state = sort === `-${column.name}` ? 'descending' : sort === column.name ? 'ascending' : undefined;
-              return (
-                <th scope="col" key={column.name} aria-sort={state} class={column.kind === 'measure' ? 'num' : undefined}>
-                  {column.kind === 'measure' ? (
-                    <button
-                      type="button"
-                      class="sort"
-                      aria-label={t('table.sortBy', { column: label })}
-                      onClick={() => onSort(state === 'descending' ? column.name : `-${column.name}`)}
-                    >
-                      {label}
-                      <span aria-hidden="true">{state === 'descending' ? ' ▼' : state === 'ascending' ? ' ▲' : ''}</span>
-                    </button>
-                  ) : (
-                    label
-                  )}
-                </th>
-              );
-            })}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.length === 0 ? (
-            <tr>
-              <td colSpan={columns.length}>{t('table.empty')}</td>
-            </tr>
-          ) : (
-            rows.map((row, index) => (
-              <tr key={index}>
-                {columns.map((column) => (
-                  <td key={column.name} class={column.kind === 'measure' ? 'num' : undefined}>
-                    {cell(row, column)}
-                  </td>
-                ))}
-              </tr>
-            ))
-          )}
-        </tbody>
-      </table>
-    </div>
   );
 }

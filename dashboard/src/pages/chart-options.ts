@@ -5,6 +5,8 @@ import { pick } from '../lib/app-context.js';
 import type { Column, ReportResponse, Row } from '../lib/types.js';
 
 const COLOURS = ['#1f5fbf', '#b34700', '#2e7d32', '#6a1b9a'];
+/** The funnel's steps, darker as it narrows. */
+const FUNNEL_COLOURS = ['#9dbbe6', '#6f9bdc', '#3f78cf', '#1f5fbf', '#17478f'];
 type T = (key: MessageKey, params?: Record<string, string | number>) => string;
 
 export function sparklineOption(values: number[]): EChartsCoreOption {
@@ -120,6 +122,63 @@ export function cohortHeatmapOption(rows: Row[], lang: Lang, fmt: Formatter): EC
           Number(row.retention_rate ?? 0),
         ]),
         label: { show: months.length <= 12, formatter: (cell: { value: number[] }) => fmt.value(cell.value[2], 'ratio'), fontSize: 10 },
+      },
+    ],
+  };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/**
+ * The funnel report's steps (sessions → product viewed → added to cart → reached checkout → ordered), in
+ * their order, each as wide as its sessions; labelled with its sessions and the share of the step before
+ * that reached it, the tooltip adding the share of all sessions. Labels sit on the reading side's end.
+ */
+export function funnelOption(rows: Row[], lang: Lang, fmt: Formatter, t: T): EChartsCoreOption {
+  const rtl = lang === 'ar';
+  const steps = rows.map((row, index) => {
+    const sessions = Number(row.step_sessions ?? 0);
+    const rate = (ratio: unknown, key: MessageKey) => (typeof ratio === 'number' ? t(key, { rate: fmt.percent(ratio) }) : null);
+    return {
+      name: row.labels?.step?.[lang] ?? String(row.step),
+      value: sessions,
+      sessions: t('ins.funnel.sessions', { count: fmt.number(sessions) }),
+      // The first step is every session: its conversion says nothing.
+      fromPrevious: index > 0 ? rate(row.step_conversion, 'ins.funnel.ofPrevious') : null,
+      ofAll: index > 0 ? rate(row.overall_conversion, 'ins.funnel.ofAll') : null,
+    };
+  });
+  return {
+    animation: false,
+    textStyle: { fontFamily: 'system-ui, sans-serif' },
+    tooltip: {
+      trigger: 'item',
+      formatter: ({ dataIndex }: { dataIndex: number }) => {
+        const step = steps[dataIndex];
+        return [`<strong>${escapeHtml(step.name)}</strong>`, step.sessions, step.fromPrevious, step.ofAll].filter(Boolean).join('<br>');
+      },
+    },
+    series: [
+      {
+        name: t('report.funnel'),
+        type: 'funnel',
+        sort: 'none',
+        top: 8,
+        bottom: 8,
+        [rtl ? 'right' : 'left']: '4%',
+        [rtl ? 'left' : 'right']: '42%',
+        minSize: '12%',
+        gap: 2,
+        label: {
+          position: rtl ? 'left' : 'right',
+          color: '#1d232b',
+          lineHeight: 18,
+          formatter: ({ dataIndex }: { dataIndex: number }) => {
+            const step = steps[dataIndex];
+            return `${step.name}\n${[step.sessions, step.fromPrevious].filter(Boolean).join(' · ')}`;
+          },
+        },
+        data: steps.map(({ name, value }, index) => ({ name, value, itemStyle: { color: FUNNEL_COLOURS[index % FUNNEL_COLOURS.length] } })),
       },
     ],
   };

@@ -1,18 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsObject,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { MAX_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
 import { NotWith, OptionalField, TextField } from '../../common/validation/fields.js';
 import { TIME_GRAINS, type TimeGrain } from '../definitions/dimensions.js';

@@ -1,22 +1,11 @@
 import { useState } from 'preact/hooks';
+import { DataTable } from '../../components/DataTable.js';
 import type { MessageKey } from '../../i18n/messages.js';
 import { useApp } from '../../lib/app-context.js';
+import { useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
-import { CONNECTION_KINDS, type Connection, type ConnectionKind } from './types.js';
-import {
-  ErrorView,
-  HUB,
-  HubLink,
-  hubDelete,
-  hubPost,
-  hubPut,
-  Pager,
-  StatusBadge,
-  useAction,
-  useBilingual,
-  useLoad,
-  usePaged,
-} from './ui.js';
+import { CONNECTION_KINDS, type Connection, type ConnectionKind, type DropFile } from './types.js';
+import { ErrorView, Field, HUB, HubLink, hubDelete, hubPost, hubPut, StatusBadge, useAction, useBilingual, useFieldErrors } from './ui.js';
 
 /** The config and credential fields of each kind (contract section 9), in the order the form shows them. */
 const CONFIG: Record<ConnectionKind, { name: string; type?: 'number' | 'checkbox' | 'textarea'; required?: boolean }[]> = {
@@ -58,44 +47,32 @@ export function ConnectionsList() {
       <div class="page-head">
         <h1 id="page-title">{t('nav.connections')}</h1>
         {canWrite && can('data.connections.manage') ? (
-          <HubLink to="/data-hub/connections/new" class="button">
+          <HubLink to="/data-hub/connections/new" class="button" write>
             {t('hub.connections.new')}
           </HubLink>
         ) : null}
       </div>
-      <ErrorView error={list.error} />
-      {list.data ? (
-        list.data.items.length === 0 ? (
-          <p>{t('hub.connections.empty')}</p>
-        ) : (
-          <table class="hub-table">
-            <caption class="visually-hidden">{t('nav.connections')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('hub.field.name')}</th>
-                <th scope="col">{t('hub.field.kind')}</th>
-                <th scope="col">{t('hub.field.status')}</th>
-                <th scope="col">{t('hub.connections.lastTest')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((connection) => (
-                <tr key={connection.id} data-connection={connection.name}>
-                  <td>
-                    <HubLink to={`/data-hub/connections/${connection.id}`}>{connection.name}</HubLink>
-                  </td>
-                  <td>{t(`hub.kind.${connection.kind}`)}</td>
-                  <td>
-                    <StatusBadge status={connection.status} />
-                  </td>
-                  <td>{connection.lastTest ? (connection.lastTest.ok ? t('hub.test.passed') : bilingual(connection.lastTest)) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : null}
-      <Pager {...list} />
+      <DataTable
+        label={t('nav.connections')}
+        columns={[
+          {
+            header: t('hub.field.name'),
+            cell: (connection) => <HubLink to={`/data-hub/connections/${connection.id}`}>{connection.name}</HubLink>,
+          },
+          { header: t('hub.field.kind'), cell: (connection) => t(`hub.kind.${connection.kind}`) },
+          { header: t('hub.field.status'), cell: (connection) => <StatusBadge status={connection.status} /> },
+          {
+            header: t('hub.connections.lastTest'),
+            cell: ({ lastTest }) => (lastTest ? (lastTest.ok ? t('hub.test.passed') : bilingual(lastTest)) : '—'),
+          },
+        ]}
+        rows={list.data?.items}
+        rowKey={(connection) => connection.id}
+        rowData={(connection) => ({ 'data-connection': connection.name })}
+        empty={t('hub.connections.empty')}
+        error={list.error}
+        paging={list}
+      />
     </section>
   );
 }
@@ -180,6 +157,7 @@ export function ConnectionPage({ id }: { id: string }) {
               {manage ? (
                 <button
                   type="button"
+                  data-write
                   disabled={action.busy}
                   onClick={() => act(() => hubPut<Connection>(`/connections/${id}`, { hostKey: null }))}
                 >
@@ -194,11 +172,12 @@ export function ConnectionPage({ id }: { id: string }) {
       ) : null}
       {manage ? (
         <div class="actions">
-          <button type="button" disabled={action.busy} onClick={() => act(() => hubPost<Connection>(`/connections/${id}/test`))}>
+          <button type="button" data-write disabled={action.busy} onClick={() => act(() => hubPost<Connection>(`/connections/${id}/test`))}>
             {action.busy ? t('hub.working') : t('hub.connections.test')}
           </button>
           <button
             type="button"
+            data-write
             disabled={action.busy || connection.status !== 'tested'}
             aria-describedby="activate-hint"
             onClick={() => act(() => hubPost<Connection>(`/connections/${id}/activate`))}
@@ -211,6 +190,7 @@ export function ConnectionPage({ id }: { id: string }) {
         </div>
       ) : null}
       <ErrorView error={action.error} />
+      {connection.kind === 'platform_drop' && can('data.flows.manage') ? <DropFiles connectionId={connection.id} /> : null}
       {manage ? (
         <>
           <ConnectionForm connection={connection} onSaved={(saved) => loaded.set(saved)} key={connection.id} />
@@ -218,6 +198,7 @@ export function ConnectionPage({ id }: { id: string }) {
             <button
               type="button"
               class="delete"
+              data-write
               disabled={action.busy}
               onClick={() =>
                 window.confirm(t('hub.confirmDelete', { name: connection.name })) &&
@@ -236,6 +217,96 @@ export function ConnectionPage({ id }: { id: string }) {
   );
 }
 
+/** A platform drop's files, and the upload of a file into it. */
+function DropFiles({ connectionId }: { connectionId: string }) {
+  const { t, fmt, canWrite } = useApp();
+  const files = useLoad<{ items: DropFile[] }>(`${HUB}/connections/${connectionId}/files`);
+  const action = useAction();
+  const errors = useFieldErrors(action.error, (field) => (field === 'name' ? field : undefined));
+  const [file, setFile] = useState<File | null>(null);
+  const [name, setName] = useState('');
+  const [uploaded, setUploaded] = useState<DropFile | null>(null);
+  const upload = (event: Event) => {
+    event.preventDefault();
+    if (!file) return;
+    setUploaded(null);
+    void action.run(async () => {
+      setUploaded(await hubPut<DropFile>(`/connections/${connectionId}/files/${encodeURIComponent(name)}`, file));
+      errors.formRef.current?.reset();
+      setFile(null);
+      setName('');
+      files.reload();
+    });
+  };
+  return (
+    <section aria-labelledby="drop-files-title" class="drop-files">
+      <h2 id="drop-files-title">{t('hub.files.title')}</h2>
+      <p class="hint">{t('hub.files.about')}</p>
+      {canWrite ? (
+        <form class="hub-form inline" ref={errors.formRef} onSubmit={upload} aria-label={t('hub.files.upload')}>
+          <label>
+            <span>{t('hub.files.choose')}</span>
+            <input
+              type="file"
+              required
+              onChange={(event) => {
+                const chosen = event.currentTarget.files?.[0] ?? null;
+                setFile(chosen);
+                setName(chosen ? dropName(chosen.name) : '');
+              }}
+            />
+          </label>
+          <Field label={t('hub.files.name')} name="name" errors={errors} hint={t('hub.files.nameHint')}>
+            {(control) => (
+              <input {...control} required maxLength={200} dir="ltr" value={name} onInput={(event) => setName(event.currentTarget.value)} />
+            )}
+          </Field>
+          <button type="submit" data-write disabled={action.busy}>
+            {action.busy ? t('hub.working') : t('hub.files.upload')}
+          </button>
+          <ErrorView error={action.error} />
+          {errors.rest}
+          {uploaded ? (
+            <p role="status" data-uploaded={uploaded.name}>
+              {t('hub.files.uploaded', { name: uploaded.name, size: t('hub.files.bytes', { n: fmt.number(uploaded.bytes) }) })}
+            </p>
+          ) : null}
+        </form>
+      ) : null}
+      <DataTable
+        label={t('hub.files.title')}
+        columns={[
+          {
+            header: t('hub.files.name'),
+            cell: (dropFile) => (
+              <code dir="ltr">
+                <a href={`${HUB}/connections/${connectionId}/files/${encodeURIComponent(dropFile.name)}`} download={dropFile.name}>
+                  {dropFile.name}
+                </a>
+              </code>
+            ),
+          },
+          { header: t('hub.files.size'), numeric: true, cell: (dropFile) => t('hub.files.bytes', { n: fmt.number(dropFile.bytes) }) },
+          { header: t('hub.files.modified'), cell: (dropFile) => fmt.dateTime(dropFile.modifiedAt) },
+        ]}
+        rows={files.data?.items}
+        rowKey={(dropFile) => dropFile.name}
+        rowData={(dropFile) => ({ 'data-file': dropFile.name })}
+        empty={t('hub.files.empty')}
+        error={files.error}
+      />
+    </section>
+  );
+}
+
+/** A name the drop accepts (letters, digits, dots, hyphens, underscores; no `..`), from the chosen file's. */
+function dropName(fileName: string): string {
+  return fileName
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/\.{2,}/g, '.')
+    .slice(-200);
+}
+
 function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSaved?: (saved: Connection) => void }) {
   const { t, entitled } = useApp();
   const [kind, setKind] = useState<ConnectionKind>(connection?.kind ?? 'platform_drop');
@@ -245,6 +316,12 @@ function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSa
   const action = useAction();
   const [saved, setSaved] = useState(false);
   const needsPlan = kind === 'database_read' && !entitled('feature:database_read');
+  // The credentials asked for: an SFTP server takes a password or a private key (with its passphrase).
+  const secrets = SECRETS[kind].filter(
+    (field) => kind !== 'sftp' || (sftpAuth === 'password' ? field.name === 'password' : field.name !== 'password'),
+  );
+  const controls = ['name', ...CONFIG[kind].map((field) => `config.${field.name}`), ...secrets.map((field) => `credentials.${field.name}`)];
+  const errors = useFieldErrors(action.error, (field) => (controls.includes(field) ? field : undefined));
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -259,10 +336,8 @@ function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSa
       }
     }
     const credentials: Record<string, string> = {};
-    for (const field of SECRETS[kind]) {
-      if (kind === 'sftp' && sftpAuth === 'password' && field.name !== 'password') continue;
-      if (kind === 'sftp' && sftpAuth === 'privateKey' && field.name === 'password') continue;
-      const value = String(form.get(`secret.${field.name}`) ?? '');
+    for (const field of secrets) {
+      const value = String(form.get(`credentials.${field.name}`) ?? '');
       if (value) credentials[field.name] = value;
     }
     const body: Record<string, unknown> = { name: String(form.get('name') ?? '').trim(), config };
@@ -279,14 +354,13 @@ function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSa
       }
     });
   };
-  const value = (name: string) => (connection?.config[name] === undefined ? undefined : String(connection.config[name]));
+  const value = (name: string) => (connection?.config[name] === undefined ? '' : String(connection.config[name]));
   return (
-    <form class="hub-form" onSubmit={submit} aria-labelledby={connection ? 'connection-form-title' : 'page-title'}>
+    <form class="hub-form" ref={errors.formRef} onSubmit={submit} aria-labelledby={connection ? 'connection-form-title' : 'page-title'}>
       {connection ? <h2 id="connection-form-title">{t('hub.connections.edit')}</h2> : null}
-      <label>
-        <span>{t('hub.field.name')}</span>
-        <input name="name" required maxLength={120} defaultValue={connection?.name ?? ''} />
-      </label>
+      <Field label={t('hub.field.name')} name="name" errors={errors}>
+        {(control) => <input {...control} required maxLength={120} defaultValue={connection?.name ?? ''} />}
+      </Field>
       {connection ? null : (
         <label>
           <span>{t('hub.field.kind')}</span>
@@ -314,34 +388,36 @@ function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSa
           <fieldset>
             <legend>{t('hub.connections.config')}</legend>
             {CONFIG[kind].map((field) => (
-              <label key={`${kind}.${field.name}`} class={field.type === 'checkbox' ? 'check' : undefined}>
-                <span>{t(`hub.config.${field.name}` as MessageKey)}</span>
-                {field.type === 'textarea' ? (
-                  <textarea
-                    name={`config.${field.name}`}
-                    required={field.required}
-                    dir="ltr"
-                    rows={4}
-                    defaultValue={value(field.name) ?? ''}
-                  />
-                ) : field.type === 'checkbox' ? (
-                  <input type="checkbox" name={`config.${field.name}`} defaultChecked={connection?.config[field.name] === true} />
-                ) : (
-                  <input
-                    name={`config.${field.name}`}
-                    type={field.type ?? 'text'}
-                    list={undefined}
-                    required={field.required}
-                    dir="ltr"
-                    defaultValue={value(field.name) ?? ''}
-                    min={field.type === 'number' ? 1 : undefined}
-                    max={field.type === 'number' ? 65535 : undefined}
-                  />
-                )}
-              </label>
+              <Field
+                key={`${kind}.${field.name}`}
+                label={t(`hub.config.${field.name}` as MessageKey)}
+                name={`config.${field.name}`}
+                errors={errors}
+                check={field.type === 'checkbox'}
+              >
+                {(control) =>
+                  field.type === 'textarea' ? (
+                    <textarea {...control} required={field.required} dir="ltr" rows={4} defaultValue={value(field.name)} />
+                  ) : field.type === 'checkbox' ? (
+                    <input {...control} type="checkbox" defaultChecked={connection?.config[field.name] === true} />
+                  ) : field.type === 'number' ? (
+                    <input
+                      {...control}
+                      type="number"
+                      required={field.required}
+                      dir="ltr"
+                      defaultValue={value(field.name)}
+                      min={1}
+                      max={65535}
+                    />
+                  ) : (
+                    <input {...control} required={field.required} dir="ltr" defaultValue={value(field.name)} />
+                  )
+                }
+              </Field>
             ))}
           </fieldset>
-          {SECRETS[kind].length ? (
+          {secrets.length ? (
             <fieldset>
               <legend>{t('hub.connections.credentials')}</legend>
               <p class="hint">{connection?.credentials.set ? t('hub.connections.keepSecrets') : t('hub.connections.writeOnly')}</p>
@@ -354,23 +430,28 @@ function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSa
                   </select>
                 </label>
               ) : null}
-              {SECRETS[kind]
-                .filter((field) => kind !== 'sftp' || (sftpAuth === 'password' ? field.name === 'password' : field.name !== 'password'))
-                .map((field) => (
-                  <label key={`${kind}.${field.name}`}>
-                    <span>{t(`hub.config.${field.name}` as MessageKey)}</span>
-                    {field.type === 'textarea' ? (
-                      <textarea name={`secret.${field.name}`} dir="ltr" rows={4} autoComplete="off" spellcheck={false} />
+              {secrets.map((field) => (
+                <Field
+                  key={`${kind}.${field.name}`}
+                  label={t(`hub.config.${field.name}` as MessageKey)}
+                  name={`credentials.${field.name}`}
+                  errors={errors}
+                >
+                  {(control) =>
+                    field.type === 'textarea' ? (
+                      <textarea {...control} dir="ltr" rows={4} autoComplete="off" spellcheck={false} />
                     ) : (
-                      <input name={`secret.${field.name}`} type="password" dir="ltr" autoComplete="new-password" />
-                    )}
-                  </label>
-                ))}
+                      <input {...control} type="password" dir="ltr" autoComplete="new-password" />
+                    )
+                  }
+                </Field>
+              ))}
             </fieldset>
           ) : null}
           <ErrorView error={action.error} />
+          {errors.rest}
           {saved ? <p role="status">{t('hub.saved')}</p> : null}
-          <button type="submit" disabled={action.busy}>
+          <button type="submit" data-write disabled={action.busy}>
             {connection ? t('hub.save') : t('hub.create')}
           </button>
         </>

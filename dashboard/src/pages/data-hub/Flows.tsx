@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
+import { DataTable } from '../../components/DataTable.js';
 import { useApp } from '../../lib/app-context.js';
+import { getAll, useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { FlowRuns } from './Runs.js';
-import type { Connection, Flow, Mapping, Page } from './types.js';
-import { ErrorView, HUB, HubLink, hubPost, hubPut, Pager, StatusBadge, useAction, useLoad, usePaged } from './ui.js';
+import type { Connection, Flow, Mapping } from './types.js';
+import { ErrorView, Field, HUB, HubLink, hubPost, hubPut, StatusBadge, useAction, useFieldErrors } from './ui.js';
 
 export function FlowsList() {
   const { t, can, canWrite, fmt } = useApp();
@@ -13,50 +15,35 @@ export function FlowsList() {
       <div class="page-head">
         <h1 id="page-title">{t('nav.flows')}</h1>
         {canWrite && can('data.flows.manage') ? (
-          <HubLink to="/data-hub/flows/new" class="button">
+          <HubLink to="/data-hub/flows/new" class="button" write>
             {t('hub.flows.new')}
           </HubLink>
         ) : null}
       </div>
-      <ErrorView error={list.error} />
-      {list.data?.items.length === 0 ? <p>{t('hub.flows.empty')}</p> : null}
-      {list.data?.items.length ? (
-        <table class="hub-table">
-          <caption class="visually-hidden">{t('nav.flows')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('hub.field.name')}</th>
-              <th scope="col">{t('hub.field.direction')}</th>
-              <th scope="col">{t('hub.field.fileTemplate')}</th>
-              <th scope="col">{t('hub.flows.nextRunAt')}</th>
-              <th scope="col">{t('hub.flows.lastRun')}</th>
-              <th scope="col">{t('hub.flows.state')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.items.map((flow) => (
-              <tr key={flow.id} data-flow={flow.name}>
-                <td>
-                  <HubLink to={`/data-hub/flows/${flow.id}`}>{flow.name}</HubLink>
-                </td>
-                <td>{t(`hub.direction.${flow.direction}`)}</td>
-                <td dir="ltr">
-                  <code>{flow.fileTemplate}</code>
-                </td>
-                <td>{flow.nextRunAt ? fmt.dateTime(flow.nextRunAt) : '—'}</td>
-                <td>
-                  <LastRun flow={flow} />
-                </td>
-                <td>
-                  {[flow.paused ? t('hub.flows.paused') : null, flow.muted ? t('hub.flows.muted') : null].filter(Boolean).join(' · ') ||
-                    '—'}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <Pager {...list} />
+      <DataTable
+        label={t('nav.flows')}
+        columns={[
+          { header: t('hub.field.name'), cell: (flow) => <HubLink to={`/data-hub/flows/${flow.id}`}>{flow.name}</HubLink> },
+          { header: t('hub.field.direction'), cell: (flow) => t(`hub.direction.${flow.direction}`) },
+          {
+            header: t('hub.field.fileTemplate'),
+            cell: (flow) => <code dir="ltr">{flow.fileTemplate}</code>,
+          },
+          { header: t('hub.flows.nextRunAt'), cell: (flow) => (flow.nextRunAt ? fmt.dateTime(flow.nextRunAt) : '—') },
+          { header: t('hub.flows.lastRun'), cell: (flow) => <LastRun flow={flow} /> },
+          {
+            header: t('hub.flows.state'),
+            cell: (flow) =>
+              [flow.paused ? t('hub.flows.paused') : null, flow.muted ? t('hub.flows.muted') : null].filter(Boolean).join(' · ') || '—',
+          },
+        ]}
+        rows={list.data?.items}
+        rowKey={(flow) => flow.id}
+        rowData={(flow) => ({ 'data-flow': flow.name })}
+        empty={t('hub.flows.empty')}
+        error={list.error}
+        paging={list}
+      />
     </section>
   );
 }
@@ -113,10 +100,16 @@ export function FlowPage({ id }: { id: string }) {
       </dl>
       {write ? (
         <div class="actions">
-          <button type="button" aria-pressed={flow.paused} disabled={action.busy} onClick={() => toggle({ paused: !flow.paused })}>
+          <button
+            type="button"
+            data-write
+            aria-pressed={flow.paused}
+            disabled={action.busy}
+            onClick={() => toggle({ paused: !flow.paused })}
+          >
             {flow.paused ? t('hub.flows.resume') : t('hub.flows.pause')}
           </button>
-          <button type="button" aria-pressed={flow.muted} disabled={action.busy} onClick={() => toggle({ muted: !flow.muted })}>
+          <button type="button" data-write aria-pressed={flow.muted} disabled={action.busy} onClick={() => toggle({ muted: !flow.muted })}>
             {flow.muted ? t('hub.flows.unmute') : t('hub.flows.mute')}
           </button>
         </div>
@@ -128,15 +121,34 @@ export function FlowPage({ id }: { id: string }) {
   );
 }
 
+/** The form's controls, named by the API fields they send (a refusal's errors name the same fields). */
+const FLOW_CONTROLS = [
+  'name',
+  'connectionId',
+  'mappingId',
+  'format',
+  'encoding',
+  'fileTemplate',
+  'mode',
+  'schedule.cron',
+  'schedule.timezone',
+  'missingAfterMinutes',
+  'alertRecipients',
+  'shrinkGuard.maxDeactivatePercent',
+  'shrinkGuard.maxDeactivateCount',
+];
+
 function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => void }) {
   const { t, me } = useApp();
-  const connections = useLoad<Page<Connection>>(`${HUB}/connections?limit=100`);
-  const mappings = useLoad<Page<Mapping>>(`${HUB}/mappings?limit=100`);
+  // Every connection and mapping of the store, whatever their number: a flow may use any of them.
+  const connections = useLoad<Connection[]>(`${HUB}/connections`, getAll);
+  const mappings = useLoad<Mapping[]>(`${HUB}/mappings`, getAll);
   const [mappingId, setMappingId] = useState(flow?.mappingId ?? '');
   const [scheduled, setScheduled] = useState(!!flow?.schedule);
   const [saved, setSaved] = useState(false);
   const action = useAction();
-  const mapping = mappings.data?.items.find((item) => item.id === mappingId);
+  const errors = useFieldErrors(action.error, (field) => (FLOW_CONTROLS.includes(field) ? field : undefined));
+  const mapping = mappings.data?.find((item) => item.id === mappingId);
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -149,12 +161,15 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
       encoding: text('encoding'),
       fileTemplate: text('fileTemplate'),
       mode: text('mode'),
-      schedule: scheduled ? { cron: text('cron'), timezone: text('timezone') } : null,
+      schedule: scheduled ? { cron: text('schedule.cron'), timezone: text('schedule.timezone') } : null,
       missingAfterMinutes: Number(text('missingAfterMinutes')),
       alertRecipients: text('alertRecipients')
         .split(/[\s,;]+/)
         .filter(Boolean),
-      shrinkGuard: { maxDeactivatePercent: Number(text('maxDeactivatePercent')), maxDeactivateCount: Number(text('maxDeactivateCount')) },
+      shrinkGuard: {
+        maxDeactivatePercent: Number(text('shrinkGuard.maxDeactivatePercent')),
+        maxDeactivateCount: Number(text('shrinkGuard.maxDeactivateCount')),
+      },
     };
     setSaved(false);
     void action.run(async () => {
@@ -168,77 +183,76 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
     });
   };
   return (
-    <form class="hub-form" onSubmit={submit} aria-labelledby={flow ? 'flow-form-title' : 'page-title'}>
+    <form class="hub-form" ref={errors.formRef} onSubmit={submit} aria-labelledby={flow ? 'flow-form-title' : 'page-title'}>
       {flow ? <h2 id="flow-form-title">{t('hub.flows.edit')}</h2> : null}
       <ErrorView error={connections.error ?? mappings.error} />
-      <label>
-        <span>{t('hub.field.name')}</span>
-        <input name="name" required maxLength={120} defaultValue={flow?.name ?? ''} />
-      </label>
-      <label>
-        <span>{t('hub.field.connection')}</span>
-        <select name="connectionId" required>
-          {(connections.data?.items ?? []).map((connection) => (
-            <option value={connection.id} key={connection.id} selected={connection.id === flow?.connectionId}>
-              {connection.name} ({t(`hub.status.${connection.status}`)})
+      <Field label={t('hub.field.name')} name="name" errors={errors}>
+        {(control) => <input {...control} required maxLength={120} defaultValue={flow?.name ?? ''} />}
+      </Field>
+      <Field label={t('hub.field.connection')} name="connectionId" errors={errors}>
+        {(control) => (
+          <select {...control} required>
+            {(connections.data ?? []).map((connection) => (
+              <option value={connection.id} key={connection.id} selected={connection.id === flow?.connectionId}>
+                {connection.name} ({t(`hub.status.${connection.status}`)})
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field
+        label={t('hub.field.mapping')}
+        name="mappingId"
+        errors={errors}
+        hint={mapping ? t('hub.flows.directionFromMapping', { direction: t(`hub.direction.${mapping.direction}`) }) : undefined}
+      >
+        {(control) => (
+          <select {...control} required value={mappingId} onChange={(event) => setMappingId(event.currentTarget.value)}>
+            <option value="">—</option>
+            {(mappings.data ?? []).map((item) => (
+              <option value={item.id} key={item.id}>
+                {item.name} ({item.structure}, {t(`hub.direction.${item.direction}`)})
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label={t('hub.field.format')} name="format" errors={errors}>
+        {(control) => (
+          <select {...control}>
+            {['csv', 'jsonl', 'xlsx'].map((format) => (
+              <option value={format} key={format} selected={format === (flow?.format ?? 'csv')}>
+                {format.toUpperCase()}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label={t('hub.field.encoding')} name="encoding" errors={errors}>
+        {(control) => (
+          <select {...control}>
+            <option value="utf-8">UTF-8</option>
+            <option value="windows-1256" selected={flow?.encoding === 'windows-1256'}>
+              Windows-1256
             </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        <span>{t('hub.field.mapping')}</span>
-        <select name="mappingId" required value={mappingId} onChange={(event) => setMappingId(event.currentTarget.value)}>
-          <option value="">—</option>
-          {(mappings.data?.items ?? []).map((item) => (
-            <option value={item.id} key={item.id}>
-              {item.name} ({item.structure}, {t(`hub.direction.${item.direction}`)})
+          </select>
+        )}
+      </Field>
+      <Field label={t('hub.field.fileTemplate')} name="fileTemplate" errors={errors} hint={t('hub.flows.templateHint')}>
+        {(control) => (
+          <input {...control} required dir="ltr" defaultValue={flow?.fileTemplate ?? ''} placeholder="stock-{yyyy}{MM}{dd}.csv" />
+        )}
+      </Field>
+      <Field label={t('hub.field.mode')} name="mode" errors={errors}>
+        {(control) => (
+          <select {...control}>
+            <option value="upsert">{t('hub.mode.upsert')}</option>
+            <option value="replace" selected={flow?.mode === 'replace'}>
+              {t('hub.mode.replace')}
             </option>
-          ))}
-        </select>
-      </label>
-      {mapping ? <p class="hint">{t('hub.flows.directionFromMapping', { direction: t(`hub.direction.${mapping.direction}`) })}</p> : null}
-      <label>
-        <span>{t('hub.field.format')}</span>
-        <select name="format">
-          {['csv', 'jsonl', 'xlsx'].map((format) => (
-            <option value={format} key={format} selected={format === (flow?.format ?? 'csv')}>
-              {format.toUpperCase()}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        <span>{t('hub.field.encoding')}</span>
-        <select name="encoding">
-          <option value="utf-8">UTF-8</option>
-          <option value="windows-1256" selected={flow?.encoding === 'windows-1256'}>
-            Windows-1256
-          </option>
-        </select>
-      </label>
-      <label>
-        <span>{t('hub.field.fileTemplate')}</span>
-        <input
-          name="fileTemplate"
-          required
-          dir="ltr"
-          defaultValue={flow?.fileTemplate ?? ''}
-          placeholder="stock-{yyyy}{MM}{dd}.csv"
-          aria-describedby="template-hint"
-        />
-        <span class="hint" id="template-hint">
-          {t('hub.flows.templateHint')}
-        </span>
-      </label>
-      <label>
-        <span>{t('hub.field.mode')}</span>
-        <select name="mode">
-          <option value="upsert">{t('hub.mode.upsert')}</option>
-          <option value="replace" selected={flow?.mode === 'replace'}>
-            {t('hub.mode.replace')}
-          </option>
-        </select>
-      </label>
+          </select>
+        )}
+      </Field>
       <fieldset>
         <legend>{t('hub.field.schedule')}</legend>
         <label class="check">
@@ -247,70 +261,47 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
         </label>
         {scheduled ? (
           <>
-            <label>
-              <span>{t('hub.flows.cron')}</span>
-              <input name="cron" required dir="ltr" defaultValue={flow?.schedule?.cron ?? '0 2 * * *'} aria-describedby="cron-hint" />
-              <span class="hint" id="cron-hint">
-                {t('hub.flows.cronHint')}
-              </span>
-            </label>
-            <label>
-              <span>{t('hub.flows.timezone')}</span>
-              <input name="timezone" required dir="ltr" defaultValue={flow?.schedule?.timezone ?? me.store.timezone} />
-            </label>
+            <Field label={t('hub.flows.cron')} name="schedule.cron" errors={errors} hint={t('hub.flows.cronHint')}>
+              {(control) => <input {...control} required dir="ltr" defaultValue={flow?.schedule?.cron ?? '0 2 * * *'} />}
+            </Field>
+            <Field label={t('hub.flows.timezone')} name="schedule.timezone" errors={errors}>
+              {(control) => <input {...control} required dir="ltr" defaultValue={flow?.schedule?.timezone ?? me.store.timezone} />}
+            </Field>
           </>
         ) : null}
-        <label>
-          <span>{t('hub.flows.missingAfter')}</span>
-          <input
-            name="missingAfterMinutes"
-            type="number"
-            min={1}
-            max={10080}
-            required
-            defaultValue={String(flow?.missingAfterMinutes ?? 60)}
-          />
-        </label>
-        <label>
-          <span>{t('hub.flows.recipients')}</span>
-          <input
-            name="alertRecipients"
-            dir="ltr"
-            defaultValue={(flow?.alertRecipients ?? []).join(', ')}
-            aria-describedby="recipients-hint"
-          />
-          <span class="hint" id="recipients-hint">
-            {t('hub.flows.recipientsHint')}
-          </span>
-        </label>
+        <Field label={t('hub.flows.missingAfter')} name="missingAfterMinutes" errors={errors}>
+          {(control) => (
+            <input {...control} type="number" min={1} max={10080} required defaultValue={String(flow?.missingAfterMinutes ?? 60)} />
+          )}
+        </Field>
+        <Field label={t('hub.flows.recipients')} name="alertRecipients" errors={errors} hint={t('hub.flows.recipientsHint')}>
+          {(control) => <input {...control} dir="ltr" defaultValue={(flow?.alertRecipients ?? []).join(', ')} />}
+        </Field>
       </fieldset>
       <fieldset>
         <legend>{t('hub.flows.shrinkGuard')}</legend>
-        <label>
-          <span>{t('hub.flows.maxPercent')}</span>
-          <input
-            name="maxDeactivatePercent"
-            type="number"
-            min={0}
-            max={100}
-            required
-            defaultValue={String(flow?.shrinkGuard.maxDeactivatePercent ?? 10)}
-          />
-        </label>
-        <label>
-          <span>{t('hub.flows.maxCount')}</span>
-          <input
-            name="maxDeactivateCount"
-            type="number"
-            min={0}
-            required
-            defaultValue={String(flow?.shrinkGuard.maxDeactivateCount ?? 500)}
-          />
-        </label>
+        <Field label={t('hub.flows.maxPercent')} name="shrinkGuard.maxDeactivatePercent" errors={errors}>
+          {(control) => (
+            <input
+              {...control}
+              type="number"
+              min={0}
+              max={100}
+              required
+              defaultValue={String(flow?.shrinkGuard.maxDeactivatePercent ?? 10)}
+            />
+          )}
+        </Field>
+        <Field label={t('hub.flows.maxCount')} name="shrinkGuard.maxDeactivateCount" errors={errors}>
+          {(control) => (
+            <input {...control} type="number" min={0} required defaultValue={String(flow?.shrinkGuard.maxDeactivateCount ?? 500)} />
+          )}
+        </Field>
       </fieldset>
       <ErrorView error={action.error} />
+      {errors.rest}
       {saved ? <p role="status">{t('hub.saved')}</p> : null}
-      <button type="submit" disabled={action.busy}>
+      <button type="submit" data-write disabled={action.busy}>
         {flow ? t('hub.save') : t('hub.create')}
       </button>
     </form>

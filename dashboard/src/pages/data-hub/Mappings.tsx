@@ -1,10 +1,12 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiError, get } from '../../lib/api.js';
+import { DataTable } from '../../components/DataTable.js';
+import { get } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
+import { getAll, useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { TransformSteps } from './TransformSteps.js';
-import type { Connection, Mapping, MappingField, Page, Structure, Transform, TransformStep } from './types.js';
-import { ErrorView, HUB, HubLink, hubPost, hubPut, Pager, useAction, useLoad, usePaged } from './ui.js';
+import type { Connection, Mapping, MappingField, Structure, Transform, TransformStep } from './types.js';
+import { ErrorView, Field, HUB, HubLink, hubPost, hubPut, useAction, useFieldErrors } from './ui.js';
 
 export function MappingsList() {
   const { t, can, canWrite, fmt } = useApp();
@@ -14,41 +16,27 @@ export function MappingsList() {
       <div class="page-head">
         <h1 id="page-title">{t('nav.mappings')}</h1>
         {canWrite && can('data.flows.manage') ? (
-          <HubLink to="/data-hub/mappings/new" class="button">
+          <HubLink to="/data-hub/mappings/new" class="button" write>
             {t('hub.mappings.new')}
           </HubLink>
         ) : null}
       </div>
-      <ErrorView error={list.error} />
-      {list.data?.items.length === 0 ? <p>{t('hub.mappings.empty')}</p> : null}
-      {list.data?.items.length ? (
-        <table class="hub-table">
-          <caption class="visually-hidden">{t('nav.mappings')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('hub.field.name')}</th>
-              <th scope="col">{t('hub.field.structure')}</th>
-              <th scope="col">{t('hub.field.direction')}</th>
-              <th scope="col">{t('hub.mappings.version')}</th>
-              <th scope="col">{t('hub.field.updatedAt')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data.items.map((mapping) => (
-              <tr key={mapping.id}>
-                <td>
-                  <HubLink to={`/data-hub/mappings/${mapping.id}`}>{mapping.name}</HubLink>
-                </td>
-                <td>{mapping.structure}</td>
-                <td>{t(`hub.direction.${mapping.direction}`)}</td>
-                <td>{fmt.number(mapping.version)}</td>
-                <td>{fmt.dateTime(mapping.updatedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-      <Pager {...list} />
+      <DataTable
+        label={t('nav.mappings')}
+        columns={[
+          { header: t('hub.field.name'), cell: (mapping) => <HubLink to={`/data-hub/mappings/${mapping.id}`}>{mapping.name}</HubLink> },
+          { header: t('hub.field.structure'), cell: (mapping) => mapping.structure },
+          { header: t('hub.field.direction'), cell: (mapping) => t(`hub.direction.${mapping.direction}`) },
+          { header: t('hub.mappings.version'), numeric: true, cell: (mapping) => fmt.number(mapping.version) },
+          { header: t('hub.field.updatedAt'), cell: (mapping) => fmt.dateTime(mapping.updatedAt) },
+        ]}
+        rows={list.data?.items}
+        rowKey={(mapping) => mapping.id}
+        rowData={(mapping) => ({ 'data-mapping': mapping.name })}
+        empty={t('hub.mappings.empty')}
+        error={list.error}
+        paging={list}
+      />
     </section>
   );
 }
@@ -73,13 +61,17 @@ function rowsOf(structure: Structure | undefined, direction: 'import' | 'export'
   return rows;
 }
 
+/** The name of a row's column control, for the refusal's messages about the row's entry. */
+const columnControl = (field: string) => `column.${field}`;
+
 export function MappingEditor({ id }: { id: string }) {
   const { t, lang, can, canWrite, fmt } = useApp();
   const structures = useLoad<{ items: Structure[] }>(`${HUB}/structures`);
   const transforms = useLoad<{ items: Transform[] }>(`${HUB}/transforms`);
   const loaded = useLoad<Mapping>(id === 'new' ? null : `${HUB}/mappings/${id}`);
   const versions = useLoad<{ items: MappingVersion[] }>(id === 'new' ? null : `${HUB}/mappings/${id}/versions`);
-  const connections = useLoad<Page<Connection>>(can('data.flows.manage') ? `${HUB}/connections?limit=100` : null);
+  // Every connection of the store, whatever their number, to read a source's fields from.
+  const connections = useLoad<Connection[]>(can('data.flows.manage') ? `${HUB}/connections` : null, getAll);
   const write = canWrite && can('data.flows.manage');
   const mapping = loaded.data;
   const [name, setName] = useState('');
@@ -89,10 +81,16 @@ export function MappingEditor({ id }: { id: string }) {
   const [sourceConnection, setSourceConnection] = useState('');
   const [template, setTemplate] = useState('');
   const [sourceFields, setSourceFields] = useState<string[]>([]);
-  const [fieldErrors, setFieldErrors] = useState<Record<number, string[]>>({});
-  const [otherErrors, setOtherErrors] = useState<string[]>([]);
+  /** The structure field of each entry of the `fields` last sent: a refusal names the entries by their index. */
+  const [sentRows, setSentRows] = useState<string[]>([]);
   const [saved, setSaved] = useState(false);
   const action = useAction();
+  const errors = useFieldErrors(action.error, (field) => {
+    if (field === 'name') return field;
+    const index = /^fields\[(\d+)\]/.exec(field)?.[1];
+    const row = index === undefined ? undefined : sentRows[Number(index)];
+    return row === undefined ? undefined : columnControl(row);
+  });
   const discover = useAction();
   const structure = structures.data?.items.find((item) => item.name === structureName);
 
@@ -109,10 +107,10 @@ export function MappingEditor({ id }: { id: string }) {
     setRows(rowsOf(structure, direction, fields));
   }, [structure, direction, mapping, id, structureName]);
 
-  const fieldsBody = (): { fields: MappingField[]; rowOf: number[] } => {
+  const fieldsBody = (): { fields: MappingField[]; rowOf: string[] } => {
     const fields: MappingField[] = [];
-    const rowOf: number[] = [];
-    rows.forEach((row, index) => {
+    const rowOf: string[] = [];
+    rows.forEach((row) => {
       const column = row.column.trim();
       if (!column) return;
       const transformsOf = row.transforms.length ? { transforms: row.transforms } : {};
@@ -125,7 +123,7 @@ export function MappingEditor({ id }: { id: string }) {
           sources.length > 1 ? { target: row.field, sources, ...transformsOf } : { target: row.field, source: sources[0], ...transformsOf },
         );
       } else fields.push({ target: column, source: row.field, ...transformsOf });
-      rowOf.push(index);
+      rowOf.push(row.field);
     });
     return { fields, rowOf };
   };
@@ -133,38 +131,17 @@ export function MappingEditor({ id }: { id: string }) {
   const save = (event: Event) => {
     event.preventDefault();
     const { fields, rowOf } = fieldsBody();
-    setFieldErrors({});
-    setOtherErrors([]);
+    setSentRows(rowOf);
     setSaved(false);
     void action.run(async () => {
-      try {
-        if (mapping) {
-          const answer = await hubPut<Mapping>(`/mappings/${mapping.id}`, { name, fields });
-          loaded.set(answer);
-          versions.reload();
-          setSaved(true);
-        } else {
-          const answer = await hubPost<Mapping>('/mappings', { name, structure: structureName, direction, fields });
-          navigate(`/data-hub/mappings/${answer.id}`);
-        }
-      } catch (caught) {
-        const errors =
-          caught instanceof ApiError
-            ? (caught.problem.errors as { field: string; message_en: string; message_ar: string }[] | undefined)
-            : undefined;
-        if (errors?.length) {
-          const perRow: Record<number, string[]> = {};
-          const other: string[] = [];
-          for (const error of errors) {
-            const index = /^fields\[(\d+)\]/.exec(error.field)?.[1];
-            const message = `${pick(lang, error, 'message')} (${error.field})`;
-            if (index !== undefined && rowOf[Number(index)] !== undefined) (perRow[rowOf[Number(index)]] ??= []).push(message);
-            else other.push(message);
-          }
-          setFieldErrors(perRow);
-          setOtherErrors(other);
-        }
-        throw caught;
+      if (mapping) {
+        const answer = await hubPut<Mapping>(`/mappings/${mapping.id}`, { name, fields });
+        loaded.set(answer);
+        versions.reload();
+        setSaved(true);
+      } else {
+        const answer = await hubPost<Mapping>('/mappings', { name, structure: structureName, direction, fields });
+        navigate(`/data-hub/mappings/${answer.id}`);
       }
     });
   };
@@ -194,13 +171,14 @@ export function MappingEditor({ id }: { id: string }) {
       <h1 id="page-title">{mapping ? mapping.name : t('hub.mappings.new')}</h1>
       {mapping ? <p>{t('hub.mappings.current', { version: fmt.number(mapping.version) })}</p> : null}
       <ErrorView error={structures.error ?? transforms.error} />
-      <form class="hub-form" onSubmit={save} aria-labelledby="page-title">
+      <form class="hub-form" ref={errors.formRef} onSubmit={save} aria-labelledby="page-title">
         <fieldset disabled={!write}>
           <legend>{t('hub.mappings.about')}</legend>
-          <label>
-            <span>{t('hub.field.name')}</span>
-            <input name="name" required maxLength={120} value={name} onInput={(event) => setName(event.currentTarget.value)} />
-          </label>
+          <Field label={t('hub.field.name')} name="name" errors={errors}>
+            {(control) => (
+              <input {...control} required maxLength={120} value={name} onInput={(event) => setName(event.currentTarget.value)} />
+            )}
+          </Field>
           <label>
             <span>{t('hub.field.structure')}</span>
             <select value={structureName} disabled={!!mapping} onChange={(event) => setStructureName(event.currentTarget.value)}>
@@ -233,7 +211,7 @@ export function MappingEditor({ id }: { id: string }) {
               <span>{t('hub.field.connection')}</span>
               <select value={sourceConnection} onChange={(event) => setSourceConnection(event.currentTarget.value)}>
                 <option value="">—</option>
-                {connections.data.items.map((connection) => (
+                {connections.data.map((connection) => (
                   <option value={connection.id} key={connection.id}>
                     {connection.name}
                   </option>
@@ -272,9 +250,9 @@ export function MappingEditor({ id }: { id: string }) {
           <tbody>
             {rows.map((row, index) => {
               const field = structure?.fields.find((item) => item.name === row.field);
-              const errors = fieldErrors[index];
+              const control = columnControl(row.field);
               return (
-                <tr key={row.field} data-field={row.field} class={errors ? 'invalid' : undefined}>
+                <tr key={row.field} data-field={row.field}>
                   <th scope="row">
                     <code>{row.field}</code>
                     {field?.required && direction === 'import' ? (
@@ -289,26 +267,19 @@ export function MappingEditor({ id }: { id: string }) {
                   </th>
                   <td>
                     <input
+                      {...errors.control(control, `desc-${row.field}`)}
                       value={row.column}
                       dir="ltr"
                       disabled={!write}
                       list={direction === 'import' ? 'source-fields' : undefined}
                       aria-label={t(direction === 'import' ? 'hub.mappings.sourceFor' : 'hub.mappings.columnFor', { field: row.field })}
-                      aria-describedby={`desc-${row.field}${errors ? ` err-${row.field}` : ''}`}
-                      aria-invalid={errors ? 'true' : undefined}
                       required={!!field?.required && direction === 'import'}
                       onInput={(event) => {
                         const value = event.currentTarget.value;
                         setRows((current) => current.map((item, at) => (at === index ? { ...item, column: value } : item)));
                       }}
                     />
-                    {errors ? (
-                      <ul class="field-errors" id={`err-${row.field}`} data-field-errors={row.field}>
-                        {errors.map((message) => (
-                          <li key={message}>{message}</li>
-                        ))}
-                      </ul>
-                    ) : null}
+                    {errors.messages(control)}
                   </td>
                   <td>
                     <TransformSteps
@@ -326,17 +297,11 @@ export function MappingEditor({ id }: { id: string }) {
             })}
           </tbody>
         </table>
-        {otherErrors.length ? (
-          <ul class="field-errors" data-field-errors="mapping">
-            {otherErrors.map((message) => (
-              <li key={message}>{message}</li>
-            ))}
-          </ul>
-        ) : null}
         <ErrorView error={action.error} />
+        {errors.rest}
         {saved ? <p role="status">{t('hub.saved')}</p> : null}
         {write ? (
-          <button type="submit" disabled={action.busy}>
+          <button type="submit" data-write disabled={action.busy}>
             {mapping ? t('hub.mappings.saveVersion') : t('hub.create')}
           </button>
         ) : null}
@@ -364,44 +329,37 @@ function Versions({
   onRestore: ((version: number) => void) | null;
 }) {
   const { t, fmt } = useApp();
-  const sorted = useMemo(() => [...versions].sort((a, b) => b.version - a.version), [versions]);
+  const newestFirst = useMemo(() => [...versions].sort((a, b) => b.version - a.version), [versions]);
   return (
     <section aria-labelledby="versions-title" class="versions">
       <h2 id="versions-title">{t('hub.mappings.versions')}</h2>
-      <table class="hub-table">
-        <caption class="visually-hidden">{t('hub.mappings.versions')}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('hub.mappings.version')}</th>
-            <th scope="col">{t('hub.field.updatedAt')}</th>
-            <th scope="col">{t('hub.mappings.fieldCount')}</th>
-            <th scope="col">
-              <span class="visually-hidden">{t('hub.actions')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {sorted.map((version) => (
-            <tr key={version.version} data-version={version.version}>
-              <td>{fmt.number(version.version)}</td>
-              <td>
-                {fmt.dateTime(version.createdAt)}
-                {version.restoredFrom ? ` · ${t('hub.mappings.restoredFrom', { version: version.restoredFrom })}` : ''}
-              </td>
-              <td>{fmt.number(version.fields.length)}</td>
-              <td>
-                {version.version === current ? (
-                  t('hub.mappings.currentShort')
-                ) : onRestore ? (
-                  <button type="button" onClick={() => onRestore(version.version)}>
-                    {t('hub.mappings.restore', { version: version.version })}
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        label={t('hub.mappings.versions')}
+        columns={[
+          { header: t('hub.mappings.version'), numeric: true, cell: (version) => fmt.number(version.version) },
+          {
+            header: t('hub.field.updatedAt'),
+            cell: (version) =>
+              `${fmt.dateTime(version.createdAt)}${version.restoredFrom ? ` · ${t('hub.mappings.restoredFrom', { version: version.restoredFrom })}` : ''}`,
+          },
+          { header: t('hub.mappings.fieldCount'), numeric: true, cell: (version) => fmt.number(version.fields.length) },
+          {
+            header: t('hub.actions'),
+            cell: (version) =>
+              version.version === current ? (
+                t('hub.mappings.currentShort')
+              ) : onRestore ? (
+                <button type="button" data-write onClick={() => onRestore(version.version)}>
+                  {t('hub.mappings.restore', { version: version.version })}
+                </button>
+              ) : null,
+          },
+        ]}
+        rows={newestFirst}
+        rowKey={(version) => String(version.version)}
+        rowData={(version) => ({ 'data-version': String(version.version) })}
+        empty={t('hub.runs.none')}
+      />
     </section>
   );
 }

@@ -1,40 +1,68 @@
 import { useEffect, useState } from 'preact/hooks';
+import { DataTable } from '../../components/DataTable.js';
 import { useApp } from '../../lib/app-context.js';
+import { useLoad, usePaged, type Paging } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
-import type { Flow, RecordRow, RejectedRow, Run } from './types.js';
-import { Counts, ErrorView, HUB, HubLink, hubPost, Pager, StatusBadge, useAction, useBilingual, useLoad, usePaged } from './ui.js';
+import { COUNTS, type Flow, type RecordRow, type RejectedRow, type Run } from './types.js';
+import { Counts, ErrorView, HUB, HubLink, hubPost, StatusBadge, useAction, useBilingual } from './ui.js';
 
-/** A flow's runs, with Preview (whole file, or its first 100 rows) and Run now. */
+/** How often a run still queued or running is asked about again. */
+const POLL_MS = 2000;
+
+const isPending = (run: Run) => run.status === 'queued' || run.status === 'running';
+
+/** GETs again (`reload`) 2 s after each `answer` while `pending` holds; stops as soon as it does not. */
+function usePollWhile(pending: boolean, reload: () => void, answer: unknown): void {
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setTimeout(reload, POLL_MS);
+    return () => clearTimeout(timer);
+  }, [pending, answer]);
+}
+
+/**
+ * A flow's runs, with Preview (whole file, or its first 100 rows) and Run now. The list follows what they
+ * start: it is read again after each, and every 2 s while one of its runs is queued or running.
+ */
 export function FlowRuns({ flow }: { flow: Flow }) {
   const { t, can, canWrite, fmt } = useApp();
   const runs = usePaged<Run>(`${HUB}/flows/${flow.id}/runs`, 20);
   const [preview, setPreview] = useState<Run | null>(null);
+  const [started, setStarted] = useState<Run | null>(null);
   const action = useAction();
   const write = canWrite && can('data.flows.manage');
+  const following = runs.data?.items.some(isPending) ?? false;
+  usePollWhile(following, runs.reload, runs.data);
   const start = (body: Record<string, unknown>) =>
     action.run(async () => {
       const run = await hubPost<Run>(`/flows/${flow.id}/runs`, body);
       if (run.preview) setPreview(run);
-      else navigate(`/data-hub/runs/${run.id}`);
+      else setStarted(run);
+      runs.reload();
     });
   return (
     <section aria-labelledby="runs-title" class="runs">
       <h2 id="runs-title">{t('hub.runs.title')}</h2>
       {write ? (
         <div class="actions">
-          <button type="button" disabled={action.busy} onClick={() => start({ preview: true })}>
+          <button type="button" data-write disabled={action.busy} onClick={() => start({ preview: true })}>
             {t('hub.runs.preview')}
           </button>
-          <button type="button" disabled={action.busy} onClick={() => start({ preview: true, firstRows: 100 })}>
+          <button type="button" data-write disabled={action.busy} onClick={() => start({ preview: true, firstRows: 100 })}>
             {t('hub.runs.previewFirst')}
           </button>
-          <button type="button" disabled={action.busy} onClick={() => start({})}>
+          <button type="button" data-write disabled={action.busy} onClick={() => start({})}>
             {t('hub.runs.runNow')}
           </button>
           {action.busy ? <span role="status">{t('hub.working')}</span> : null}
         </div>
       ) : null}
       <ErrorView error={action.error} />
+      {started ? (
+        <p role="status" data-started={started.id}>
+          {t('hub.runs.runStarted')} <HubLink to={`/data-hub/runs/${started.id}`}>{t('hub.runs.open')}</HubLink>
+        </p>
+      ) : null}
       {preview ? (
         <section aria-labelledby="preview-title" class="preview" data-preview>
           <h3 id="preview-title">
@@ -47,51 +75,40 @@ export function FlowRuns({ flow }: { flow: Flow }) {
           <RecordTable title={t('hub.runs.deactivated')} rows={preview.rows?.deactivated ?? []} name="deactivated" />
         </section>
       ) : null}
-      <ErrorView error={runs.error} />
-      {runs.data?.items.length === 0 ? <p>{t('hub.runs.empty')}</p> : null}
-      {runs.data?.items.length ? (
-        <div class="scroll">
-          <table class="hub-table runs-table">
-            <caption class="visually-hidden">{t('hub.runs.title')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('hub.field.status')}</th>
-                <th scope="col">{t('hub.runs.trigger')}</th>
-                {(['read', 'created', 'changed', 'unchanged', 'deactivated', 'rejected', 'sent'] as const).map((count) => (
-                  <th scope="col" key={count}>
-                    {t(`hub.count.${count}`)}
-                  </th>
-                ))}
-                <th scope="col">{t('hub.runs.file')}</th>
-                <th scope="col">{t('hub.runs.started')}</th>
-                <th scope="col">{t('hub.runs.finished')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.items.map((run) => (
-                <tr key={run.id} data-run={run.id}>
-                  <td>
-                    <HubLink to={`/data-hub/runs/${run.id}`}>
-                      <StatusBadge status={run.status} />
-                      {run.preview ? ` (${t('hub.runs.previewShort')})` : ''}
-                    </HubLink>
-                  </td>
-                  <td>{t(`hub.trigger.${run.trigger}`)}</td>
-                  {(['read', 'created', 'changed', 'unchanged', 'deactivated', 'rejected', 'sent'] as const).map((count) => (
-                    <td key={count} class="number">
-                      {fmt.number(run.counts?.[count] ?? 0)}
-                    </td>
-                  ))}
-                  <td dir="ltr">{run.file?.name ?? '—'}</td>
-                  <td>{run.startedAt ? fmt.dateTime(run.startedAt) : '—'}</td>
-                  <td>{run.finishedAt ? fmt.dateTime(run.finishedAt) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {following ? (
+        <p role="status" data-following>
+          {t('hub.runs.following')}
+        </p>
       ) : null}
-      <Pager {...runs} />
+      <DataTable
+        label={t('hub.runs.title')}
+        columns={[
+          {
+            header: t('hub.field.status'),
+            cell: (run) => (
+              <HubLink to={`/data-hub/runs/${run.id}`}>
+                <StatusBadge status={run.status} />
+                {run.preview ? ` (${t('hub.runs.previewShort')})` : ''}
+              </HubLink>
+            ),
+          },
+          { header: t('hub.runs.trigger'), cell: (run) => t(`hub.trigger.${run.trigger}`) },
+          ...COUNTS.map((count) => ({
+            header: t(`hub.count.${count}`),
+            numeric: true,
+            cell: (run: Run) => fmt.number(run.counts?.[count] ?? 0),
+          })),
+          { header: t('hub.runs.file'), cell: (run) => <span dir="ltr">{run.file?.name ?? '—'}</span> },
+          { header: t('hub.runs.started'), cell: (run) => (run.startedAt ? fmt.dateTime(run.startedAt) : '—') },
+          { header: t('hub.runs.finished'), cell: (run) => (run.finishedAt ? fmt.dateTime(run.finishedAt) : '—') },
+        ]}
+        rows={runs.data?.items}
+        rowKey={(run) => run.id}
+        rowData={(run) => ({ 'data-run': run.id })}
+        empty={t('hub.runs.empty')}
+        error={runs.error}
+        paging={runs}
+      />
     </section>
   );
 }
@@ -109,7 +126,7 @@ function RunSummary({ run, onOverride }: { run: Run; onOverride?: (maxDeactivate
         {run.file ? (
           <span dir="ltr">
             {' '}
-            · {run.file.name} ({fmt.number(run.file.bytes)} B)
+            · {run.file.name} ({t('hub.files.bytes', { n: fmt.number(run.file.bytes) })})
           </span>
         ) : null}
       </p>
@@ -151,7 +168,9 @@ function RunSummary({ run, onOverride }: { run: Run; onOverride?: (maxDeactivate
                 <span>{t('hub.runs.reason')}</span>
                 <input required maxLength={500} value={reason} onInput={(event) => setReason(event.currentTarget.value)} />
               </label>
-              <button type="submit">{t('hub.runs.override')}</button>
+              <button type="submit" data-write>
+                {t('hub.runs.override')}
+              </button>
             </form>
           ) : null}
         </div>
@@ -174,75 +193,75 @@ function valuesText(values: unknown): string {
   return values === null || values === undefined ? '' : String(values);
 }
 
-function RejectedTable({ rows }: { rows: RejectedRow[] }) {
+/** A run's rejected rows: a preview's first ones, or a run's page by page (`paging`). */
+function RejectedTable({ rows, paging, error }: { rows: RejectedRow[] | undefined; paging?: Paging; error?: unknown }) {
   const { t, fmt } = useApp();
   const bilingual = useBilingual();
   return (
     <section aria-labelledby="rejected-title" data-list="rejected">
       <h3 id="rejected-title">{t('hub.runs.rejected')}</h3>
-      {rows.length === 0 ? (
-        <p>{t('hub.runs.none')}</p>
-      ) : (
-        <table class="hub-table">
-          <caption class="visually-hidden">{t('hub.runs.rejected')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('hub.runs.line')}</th>
-              <th scope="col">{t('hub.runs.values')}</th>
-              <th scope="col">{t('hub.runs.reasons')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row, index) => (
-              <tr key={`${row.line}-${index}`} data-rejected-line={row.line ?? ''}>
-                <td class="number">{row.line === null ? '—' : fmt.number(row.line)}</td>
-                <td dir="auto">{valuesText(row.values)}</td>
-                <td>
-                  <ul class="reasons">
-                    {row.errors.map((error, at) => (
-                      <li key={at} data-reason={error.code}>
-                        <code>{error.field}</code>: {bilingual(error)}
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        label={t('hub.runs.rejected')}
+        columns={[
+          { header: t('hub.runs.line'), numeric: true, cell: (row) => (row.line === null ? '—' : fmt.number(row.line)) },
+          { header: t('hub.runs.values'), cell: (row) => <span dir="auto">{valuesText(row.values)}</span> },
+          {
+            header: t('hub.runs.reasons'),
+            cell: (row) => (
+              <ul class="reasons">
+                {row.errors.map((error, at) => (
+                  <li key={at} data-reason={error.code}>
+                    <code>{error.field}</code>: {bilingual(error)}
+                  </li>
+                ))}
+              </ul>
+            ),
+          },
+        ]}
+        rows={rows}
+        rowKey={(row, index) => `${row.line}-${index}`}
+        rowData={(row) => ({ 'data-rejected-line': row.line === null ? '' : String(row.line) })}
+        empty={t('hub.runs.none')}
+        error={error}
+        paging={paging}
+      />
     </section>
   );
 }
 
-function RecordTable({ title, rows, name }: { title: string; rows: RecordRow[]; name: string }) {
+/** The records a run created or deactivated: a preview's first ones, or a run's page by page (`paging`). */
+function RecordTable({
+  title,
+  name,
+  rows,
+  paging,
+  error,
+}: {
+  title: string;
+  name: 'created' | 'deactivated';
+  rows: RecordRow[] | undefined;
+  paging?: Paging;
+  error?: unknown;
+}) {
   const { t } = useApp();
   return (
     <section aria-labelledby={`${name}-title`} data-list={name}>
       <h3 id={`${name}-title`}>{title}</h3>
-      {rows.length === 0 ? (
-        <p>{t('hub.runs.none')}</p>
-      ) : (
-        <table class="hub-table">
-          <caption class="visually-hidden">{title}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('hub.runs.key')}</th>
-              <th scope="col">{t('hub.runs.recordId')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row, index) => (
-              <tr key={`${row.key}-${index}`}>
-                <td dir="auto">{row.key ?? '—'}</td>
-                <td dir="ltr">
-                  <code>{row.recordId ?? '—'}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        label={title}
+        columns={[
+          { header: t('hub.runs.key'), cell: (row) => <span dir="auto">{row.key ?? '—'}</span> },
+          {
+            header: t('hub.runs.recordId'),
+            cell: (row) => <code dir="ltr">{row.recordId ?? '—'}</code>,
+          },
+        ]}
+        rows={rows}
+        rowKey={(row, index) => `${row.key}-${index}`}
+        empty={t('hub.runs.none')}
+        error={error}
+        paging={paging}
+      />
     </section>
   );
 }
@@ -253,15 +272,12 @@ export function RunPage({ id }: { id: string }) {
   const loaded = useLoad<Run>(`${HUB}/runs/${id}`);
   const action = useAction();
   const run = loaded.data;
-  const pending = run?.status === 'queued' || run?.status === 'running';
-  useEffect(() => {
-    if (!pending) return;
-    const timer = setTimeout(loaded.reload, 2000);
-    return () => clearTimeout(timer);
-  }, [pending, run]);
-  const rejected = usePaged<RejectedRow>(run && !pending ? `${HUB}/runs/${id}/rejected` : null);
-  const created = usePaged<RecordRow>(run && !pending ? `${HUB}/runs/${id}/created` : null);
-  const deactivated = usePaged<RecordRow>(run && !pending ? `${HUB}/runs/${id}/deactivated` : null);
+  const pending = run ? isPending(run) : false;
+  usePollWhile(pending, loaded.reload, run);
+  const listed = run && !pending;
+  const rejected = usePaged<RejectedRow>(listed ? `${HUB}/runs/${id}/rejected` : null);
+  const created = usePaged<RecordRow>(listed ? `${HUB}/runs/${id}/created` : null);
+  const deactivated = usePaged<RecordRow>(listed ? `${HUB}/runs/${id}/deactivated` : null);
   if (!run) return <ErrorView error={loaded.error} />;
   const override =
     canWrite && can('data.flows.manage') && run.refusal?.code === 'shrink_guard'
@@ -282,13 +298,15 @@ export function RunPage({ id }: { id: string }) {
       <ErrorView error={action.error} />
       {pending ? null : (
         <>
-          <ErrorView error={rejected.error} />
-          <RejectedTable rows={rejected.data?.items ?? []} />
-          <Pager {...rejected} />
-          <RecordTable title={t('hub.runs.created')} rows={created.data?.items ?? []} name="created" />
-          <Pager {...created} />
-          <RecordTable title={t('hub.runs.deactivated')} rows={deactivated.data?.items ?? []} name="deactivated" />
-          <Pager {...deactivated} />
+          <RejectedTable rows={rejected.data?.items} paging={rejected} error={rejected.error} />
+          <RecordTable title={t('hub.runs.created')} name="created" rows={created.data?.items} paging={created} error={created.error} />
+          <RecordTable
+            title={t('hub.runs.deactivated')}
+            name="deactivated"
+            rows={deactivated.data?.items}
+            paging={deactivated}
+            error={deactivated.error}
+          />
         </>
       )}
     </section>

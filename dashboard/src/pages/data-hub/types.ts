@@ -90,11 +90,17 @@ export interface Flow {
 
 export const COUNTS = ['read', 'created', 'changed', 'unchanged', 'deactivated', 'rejected', 'sent'] as const;
 
+/** One entry of a refusal's or a rejected row's `errors`: the field it is about and why. */
+export interface FieldError extends Bilingual {
+  field: string;
+  code: string;
+}
+
 export interface RejectedRow {
   line: number | null;
   key: string | null;
   values: unknown;
-  errors: ({ field: string; code: string } & Bilingual)[];
+  errors: FieldError[];
 }
 export interface RecordRow {
   key: string | null;
@@ -128,7 +134,9 @@ export interface Run {
   rows?: { rejected: RejectedRow[]; created: RecordRow[]; deactivated: RecordRow[] };
 }
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
+/** A file in a platform drop (`GET /connections/{id}/files`). */
+export interface DropFile {
+  name: string;
+  bytes: number;
+  modifiedAt: string;
 }

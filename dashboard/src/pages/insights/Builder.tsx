@@ -2,10 +2,12 @@ import { useState } from 'preact/hooks';
 import { ProblemView } from '../../components/Problem.js';
 import { RangePicker, rangeParams } from '../../components/RangePicker.js';
 import type { MessageKey } from '../../i18n/messages.js';
-import { ApiError, post } from '../../lib/api.js';
+import { ApiError, api, post } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
-import type { BuilderFilter, BuilderQuery, InsightsExport, ReportResponse, SavedReport } from '../../lib/types.js';
-import { ExportProgress, FieldError, ResultView, ValueSearch, useCatalogue } from './shared.js';
+import { useLoad } from '../../lib/load.js';
+import type { BuilderFilter, BuilderQuery, CatalogueItem, InsightsExport, ReportResponse, SavedReport } from '../../lib/types.js';
+import { ResultView } from './ReportView.js';
+import { ExportProgress, FieldError, ValueSearch, useCatalogue } from './shared.js';
 
 const OPERATORS = ['in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'between', 'is_set', 'is_not_set'];
 const MAX_DIMENSIONS = 3;
@@ -22,30 +24,76 @@ export function bodyRange(query: URLSearchParams): Pick<BuilderQuery, 'last' | '
   return range;
 }
 
+/** The builder with a saved builder report opened in it (`saved`), its range in the address as the range picker keeps it. */
+export function builderPath(savedReportId: string, query: BuilderQuery): string {
+  const params = new URLSearchParams({ saved: savedReportId });
+  if (query.from && query.to) {
+    params.set('from', query.from);
+    params.set('to', query.to);
+  } else if (query.last !== undefined) params.set('last', String(query.last));
+  if (query.compare) params.set('compare', query.compare);
+  return `/insights/builder?${params}`;
+}
+
 interface FilterDraft {
   dimension: string;
   op: string;
   value: string;
 }
 
-/** Measures by up to three dimensions, filtered, over a range; run, export what is too big, save. */
+/**
+ * Measures by up to three dimensions, filtered, over a range; run, export what is too big, save. With
+ * `?saved=id` a saved builder report is opened in it, filled in, to be saved again or saved as a copy.
+ */
 export function Builder({ query }: { query: URLSearchParams }) {
-  const { t, lang, fmt, can, canWrite, entitled } = useApp();
+  const { t, lang } = useApp();
   const cat = useCatalogue();
-  const [measures, setMeasures] = useState<string[]>(['net_sales']);
-  const [dimensions, setDimensions] = useState<string[]>(['day', '', '']);
-  const [filters, setFilters] = useState<FilterDraft[]>([]);
-  const [sort, setSort] = useState('');
-  const [limit, setLimit] = useState('');
+  const savedId = query.get('saved');
+  const opened = useLoad<SavedReport>(savedId ? `/admin/insights/saved-reports/${encodeURIComponent(savedId)}` : null);
+  if (opened.error)
+    return (
+      <section aria-labelledby="page-title" data-page="builder">
+        <h1 id="page-title">{t('ins.builder.title')}</h1>
+        <ProblemView error={opened.error} lang={lang} />
+      </section>
+    );
+  // While another saved report is read, the one read before is not the one to fill in.
+  if (!cat || (savedId && opened.data?.id !== savedId)) return <p role="status">{t('app.loading')}</p>;
+  return <BuilderForm query={query} cat={cat} opened={opened.data} key={savedId ?? ''} />;
+}
+
+/** The builder's form, filled in from `opened` when a saved builder report is opened in it. */
+function BuilderForm({
+  query,
+  cat,
+  opened,
+}: {
+  query: URLSearchParams;
+  cat: { measures: CatalogueItem[]; dimensions: CatalogueItem[] };
+  opened: SavedReport | null;
+}) {
+  const { t, lang, fmt, can, canWrite, entitled } = useApp();
+  const initial = opened && 'builder' in opened.definition ? opened.definition.builder : null;
+  const [measures, setMeasures] = useState<string[]>(initial?.measures ?? ['net_sales']);
+  const [dimensions, setDimensions] = useState<string[]>(
+    initial ? [...(initial.dimensions ?? []), '', '', ''].slice(0, MAX_DIMENSIONS) : ['day', '', ''],
+  );
+  const [filters, setFilters] = useState<FilterDraft[]>(
+    (initial?.filters ?? []).map((filter) => ({ dimension: filter.dimension, op: filter.op, value: filter.values.join(', ') })),
+  );
+  const [sort, setSort] = useState(initial?.sort ?? '');
+  const [limit, setLimit] = useState(initial?.limit === undefined ? '' : String(initial.limit));
   const [result, setResult] = useState<ReportResponse | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [exported, setExported] = useState<InsightsExport | null>(null);
   const [exportError, setExportError] = useState<unknown>(null);
-  const [name, setName] = useState('');
-  const [saved, setSaved] = useState<SavedReport | null>(null);
+  // The saved report that "Save changes" updates: the one opened, or the copy saved from it since.
+  const [target, setTarget] = useState<SavedReport | null>(initial ? opened : null);
+  const [name, setName] = useState(target?.name ?? '');
+  const [saved, setSaved] = useState<{ report: SavedReport; updated: boolean } | null>(null);
   const [saveError, setSaveError] = useState<unknown>(null);
-  if (!cat) return <p role="status">{t('app.loading')}</p>;
+  const [copyNeedsName, setCopyNeedsName] = useState(false);
   const builderMeasures = cat.measures.filter((measure) => measure.builder !== false);
   const chosenDims = dimensions.filter(Boolean);
   // Dimensions every chosen measure can be split by.
@@ -53,7 +101,7 @@ export function Builder({ query }: { query: URLSearchParams }) {
     measures.every((name) => cat.measures.find((measure) => measure.name === name)?.dimensions?.includes(dimension.name) ?? true),
   );
   const filterable = cat.dimensions.filter((dimension) => dimension.filterable);
-  const body = (): BuilderQuery => {
+  const builderQuery = (): BuilderQuery => {
     const out: BuilderQuery = { measures, dimensions: chosenDims, ...bodyRange(query) };
     const complete = filters.filter((filter) => filter.dimension && filter.op);
     if (complete.length)
@@ -79,7 +127,7 @@ export function Builder({ query }: { query: URLSearchParams }) {
     setExported(null);
     setExportError(null);
     try {
-      setResult(await post<ReportResponse>('/admin/insights/builder/run', body()));
+      setResult(await post<ReportResponse>('/admin/insights/builder/run', builderQuery()));
     } catch (caught) {
       setResult(null);
       setError(caught);
@@ -274,22 +322,53 @@ export function Builder({ query }: { query: URLSearchParams }) {
           aria-label={t('ins.builder.save')}
           onSubmit={(event) => {
             event.preventDefault();
+            const update = target !== null && (event.submitter as HTMLButtonElement | null)?.value === 'update';
+            setSaved(null);
             setSaveError(null);
-            post<SavedReport>('/admin/insights/saved-reports', { name, definition: { builder: body() } }).then(setSaved, setSaveError);
+            // A copy is told apart from the report it was opened from by its name.
+            const unnamedCopy = !update && target !== null && name.trim() === target.name;
+            setCopyNeedsName(unnamedCopy);
+            if (unnamedCopy) return;
+            const request = { name, definition: { builder: builderQuery() } };
+            (update
+              ? api<SavedReport>('PATCH', `/admin/insights/saved-reports/${target.id}`, request)
+              : post<SavedReport>('/admin/insights/saved-reports', request)
+            ).then((report) => {
+              setTarget(report);
+              setSaved({ report, updated: update });
+            }, setSaveError);
           }}
         >
           <label>
             <span>{t('ins.saved.name')}</span>
-            <input name="name" required maxLength={200} value={name} onInput={(event) => setName(event.currentTarget.value)} />
+            <input
+              name="name"
+              required
+              maxLength={120}
+              value={name}
+              aria-describedby="name-error"
+              onInput={(event) => setName(event.currentTarget.value)}
+            />
           </label>
-          <button type="submit" data-write>
-            {t('ins.builder.save')}
+          {target ? (
+            <button type="submit" name="save" value="update" data-write>
+              {t('ins.builder.update', { name: target.name })}
+            </button>
+          ) : null}
+          <button type="submit" name="save" value="copy" data-write>
+            {target ? t('ins.builder.saveCopy') : t('ins.builder.save')}
           </button>
-          <FieldError error={saveError} field="name" id="name-error" />
+          {copyNeedsName ? (
+            <p class="field-error" id="name-error" data-field-error="name">
+              {t('ins.builder.copyNeedsName')}
+            </p>
+          ) : (
+            <FieldError error={saveError} field="name" id="name-error" />
+          )}
           {saveError ? <ProblemView error={saveError} lang={lang} /> : null}
           {saved ? (
-            <p role="status" data-saved={saved.id}>
-              {t('ins.builder.saved', { name: saved.name })}
+            <p role="status" data-saved={saved.report.id}>
+              {t(saved.updated ? 'ins.builder.updated' : 'ins.builder.saved', { name: saved.report.name })}
             </p>
           ) : null}
         </form>

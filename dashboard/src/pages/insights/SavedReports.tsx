@@ -1,15 +1,18 @@
 import { useState } from 'preact/hooks';
+import { DataTable } from '../../components/DataTable.js';
 import { ProblemView } from '../../components/Problem.js';
 import { api } from '../../lib/api.js';
 import { useApp } from '../../lib/app-context.js';
+import { useLoad, usePaged } from '../../lib/load.js';
 import { reportTitle } from '../../lib/reports.js';
 import { navigate } from '../../lib/router.js';
-import type { Page, ReportResponse, SavedReport } from '../../lib/types.js';
-import { useFetch } from '../../lib/use-fetch.js';
-import { ResultView, StartExport, useLoad } from './shared.js';
+import type { ReportResponse, SavedReport } from '../../lib/types.js';
+import { builderPath } from './Builder.js';
+import { ResultView } from './ReportView.js';
+import { StartExport } from './shared.js';
 
 /** What a saved report stands for, in words. */
-export function useDescribe(): (saved: SavedReport) => string {
+function useDescribe(): (saved: SavedReport) => string {
   const { t } = useApp();
   return (saved) =>
     'report' in saved.definition
@@ -17,11 +20,22 @@ export function useDescribe(): (saved: SavedReport) => string {
       : t('ins.saved.builderOf', { measures: saved.definition.builder.measures.join(', ') });
 }
 
-/** The store's saved reports: open (run), rename, delete. */
+/** A builder report opens in the builder, filled in, for a member who may use it. */
+function OpenInBuilder({ saved }: { saved: SavedReport }) {
+  const { t, can, entitled } = useApp();
+  if (!('builder' in saved.definition) || !can('insights.builder.use') || !entitled('feature:builder')) return null;
+  const path = builderPath(saved.id, saved.definition.builder);
+  return (
+    <button type="button" onClick={() => navigate(path)}>
+      {t('ins.saved.openInBuilder', { name: saved.name })}
+    </button>
+  );
+}
+
+/** The store's saved reports, page by page: open (run), open in the builder, rename, delete. */
 export function SavedReports() {
   const { t, lang, fmt, can, canWrite } = useApp();
-  const [version, setVersion] = useState(0);
-  const { data, error } = useLoad<Page<SavedReport>>('/admin/insights/saved-reports?limit=100', version);
+  const list = usePaged<SavedReport>('/admin/insights/saved-reports');
   const [renaming, setRenaming] = useState<string | null>(null);
   const [newName, setNewName] = useState('');
   const [actionError, setActionError] = useState<unknown>(null);
@@ -30,91 +44,87 @@ export function SavedReports() {
   const act = (promise: Promise<unknown>) =>
     promise.then(() => {
       setRenaming(null);
-      setVersion(version + 1);
+      setActionError(null);
+      list.reload();
     }, setActionError);
   return (
     <section aria-labelledby="page-title" data-page="saved-reports">
       <h1 id="page-title">{t('ins.nav.saved')}</h1>
-      {error ? <ProblemView error={error} lang={lang} /> : null}
       {actionError ? <ProblemView error={actionError} lang={lang} /> : null}
-      {!data && !error ? <p role="status">{t('app.loading')}</p> : null}
-      {data && data.items.length === 0 ? <p>{t('ins.saved.empty')}</p> : null}
-      {data && data.items.length > 0 ? (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label={t('ins.nav.saved')}>
-          <table>
-            <caption class="visually-hidden">{t('ins.nav.saved')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('ins.saved.name')}</th>
-                <th scope="col">{t('ins.saved.definition')}</th>
-                <th scope="col">{t('ins.saved.updated')}</th>
-                <th scope="col">{t('ins.actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((saved) => (
-                <tr key={saved.id} data-saved-report={saved.name}>
-                  <td>
-                    {renaming === saved.id ? (
-                      <form
-                        class="ins-inline"
-                        onSubmit={(event) => {
-                          event.preventDefault();
-                          act(api('PATCH', `/admin/insights/saved-reports/${saved.id}`, { name: newName }));
-                        }}
-                      >
-                        <label>
-                          <span class="visually-hidden">{t('ins.saved.newName')}</span>
-                          <input value={newName} required onInput={(event) => setNewName(event.currentTarget.value)} />
-                        </label>
-                        <button type="submit" data-write>
-                          {t('ins.save')}
-                        </button>
-                        <button type="button" onClick={() => setRenaming(null)}>
-                          {t('ins.cancel')}
-                        </button>
-                      </form>
-                    ) : (
-                      saved.name
-                    )}
-                  </td>
-                  <td>{describe(saved)}</td>
-                  <td>{fmt.dateTime(saved.updatedAt)}</td>
-                  <td class="ins-actions">
-                    <button type="button" onClick={() => navigate(`/insights/saved-reports/${saved.id}`)}>
-                      {t('ins.saved.open', { name: saved.name })}
+      <DataTable<SavedReport>
+        label={t('ins.nav.saved')}
+        empty={t('ins.saved.empty')}
+        rows={list.data?.items}
+        error={list.error}
+        paging={list}
+        rowKey={(saved) => saved.id}
+        rowData={(saved) => ({ 'data-saved-report': saved.name })}
+        columns={[
+          {
+            header: t('ins.saved.name'),
+            cell: (saved) =>
+              renaming === saved.id ? (
+                <form
+                  class="ins-inline"
+                  onSubmit={(event) => {
+                    event.preventDefault();
+                    act(api('PATCH', `/admin/insights/saved-reports/${saved.id}`, { name: newName }));
+                  }}
+                >
+                  <label>
+                    <span class="visually-hidden">{t('ins.saved.newName')}</span>
+                    <input value={newName} required maxLength={120} onInput={(event) => setNewName(event.currentTarget.value)} />
+                  </label>
+                  <button type="submit" data-write>
+                    {t('ins.save')}
+                  </button>
+                  <button type="button" onClick={() => setRenaming(null)}>
+                    {t('ins.cancel')}
+                  </button>
+                </form>
+              ) : (
+                saved.name
+              ),
+          },
+          { header: t('ins.saved.definition'), cell: describe },
+          { header: t('ins.saved.updated'), cell: (saved) => fmt.dateTime(saved.updatedAt) },
+          {
+            header: t('ins.actions'),
+            cell: (saved) => (
+              <div class="ins-actions">
+                <button type="button" onClick={() => navigate(`/insights/saved-reports/${saved.id}`)}>
+                  {t('ins.saved.open', { name: saved.name })}
+                </button>
+                <OpenInBuilder saved={saved} />
+                {manage ? (
+                  <>
+                    <button
+                      type="button"
+                      data-write
+                      onClick={() => {
+                        setRenaming(saved.id);
+                        setNewName(saved.name);
+                      }}
+                    >
+                      {t('ins.saved.rename')}
                     </button>
-                    {manage ? (
-                      <>
-                        <button
-                          type="button"
-                          data-write
-                          onClick={() => {
-                            setRenaming(saved.id);
-                            setNewName(saved.name);
-                          }}
-                        >
-                          {t('ins.saved.rename')}
-                        </button>
-                        <button
-                          type="button"
-                          data-write
-                          onClick={() => {
-                            if (window.confirm(t('ins.saved.confirmDelete', { name: saved.name })))
-                              act(api('DELETE', `/admin/insights/saved-reports/${saved.id}`));
-                          }}
-                        >
-                          {t('ins.delete')}
-                        </button>
-                      </>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+                    <button
+                      type="button"
+                      data-write
+                      onClick={() => {
+                        if (window.confirm(t('ins.saved.confirmDelete', { name: saved.name })))
+                          act(api('DELETE', `/admin/insights/saved-reports/${saved.id}`));
+                      }}
+                    >
+                      {t('ins.delete')}
+                    </button>
+                  </>
+                ) : null}
+              </div>
+            ),
+          },
+        ]}
+      />
     </section>
   );
 }
@@ -122,8 +132,8 @@ export function SavedReports() {
 /** A saved report, run: `GET /saved-reports/{id}/run`, with an export of it. */
 export function SavedReportRun({ id }: { id: string }) {
   const { t, lang } = useApp();
-  const saved = useFetch<SavedReport>(`/admin/insights/saved-reports/${id}`);
-  const run = useFetch<ReportResponse>(`/admin/insights/saved-reports/${id}/run`);
+  const saved = useLoad<SavedReport>(`/admin/insights/saved-reports/${id}`);
+  const run = useLoad<ReportResponse>(`/admin/insights/saved-reports/${id}/run`);
   const title = saved.data?.name ?? t('ins.nav.saved');
   return (
     <section aria-labelledby="page-title" aria-busy={run.loading} data-page="saved-report">
@@ -131,7 +141,10 @@ export function SavedReportRun({ id }: { id: string }) {
       {saved.error ? <ProblemView error={saved.error} lang={lang} /> : null}
       {run.error ? <ProblemView error={run.error} lang={lang} /> : null}
       {!run.data && !run.error ? <p role="status">{t('app.loading')}</p> : null}
-      <StartExport source={{ savedReportId: id }} />
+      <div class="ins-row">
+        {saved.data ? <OpenInBuilder saved={saved.data} /> : null}
+        <StartExport source={{ savedReportId: id }} />
+      </div>
       {run.data ? <ResultView data={run.data} title={title} /> : null}
     </section>
   );

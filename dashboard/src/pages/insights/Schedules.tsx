@@ -1,13 +1,17 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { DataTable } from '../../components/DataTable.js';
 import { ProblemView } from '../../components/Problem.js';
 import type { MessageKey } from '../../i18n/messages.js';
-import { api } from '../../lib/api.js';
+import { api, post } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
-import type { Delivery, Page, SavedReport, Schedule } from '../../lib/types.js';
-import { useFetch } from '../../lib/use-fetch.js';
-import { FieldError, useLoad } from './shared.js';
+import { getAll, useLoad, usePaged, useReloadWhile } from '../../lib/load.js';
+import type { Delivery, SavedReport, Schedule } from '../../lib/types.js';
+import type { Connection, ConnectionKind } from '../data-hub/types.js';
+import { FieldError, errorsOf } from './shared.js';
 
 const WEEKDAYS = ['saturday', 'sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday'];
+/** The data hub connections a report can be written to as a file (not `database_read`). */
+const FILE_CONNECTION_KINDS: readonly ConnectionKind[] = ['platform_drop', 'sftp', 'object_storage'];
 
 interface Draft {
   savedReportId: string;
@@ -17,11 +21,16 @@ interface Draft {
   weekday: string;
   dayOfMonth: string;
   format: 'csv' | 'xlsx';
+  destination: 'email' | 'connection';
   recipients: string;
+  connectionId: string;
+  pathTemplate: string;
+  skipEmpty: boolean;
   paused: boolean;
 }
 
 function draftOf(schedule: Schedule | null, firstReport: string): Draft {
+  const destination = schedule?.destination;
   return {
     savedReportId: schedule?.savedReportId ?? firstReport,
     name: schedule?.name ?? '',
@@ -30,200 +39,261 @@ function draftOf(schedule: Schedule | null, firstReport: string): Draft {
     weekday: schedule?.cadence.weekday ?? 'monday',
     dayOfMonth: String(schedule?.cadence.dayOfMonth ?? 1),
     format: schedule?.format ?? 'csv',
-    recipients: schedule?.destination.kind === 'email' ? schedule.destination.recipients.join(', ') : '',
+    destination: destination?.kind ?? 'email',
+    recipients: destination?.kind === 'email' ? destination.recipients.join(', ') : '',
+    connectionId: destination?.kind === 'connection' ? destination.connectionId : '',
+    pathTemplate: destination?.kind === 'connection' ? destination.pathTemplate : `report-{yyyy}{MM}{dd}.${schedule?.format ?? 'csv'}`,
+    skipEmpty: schedule?.skipEmpty ?? false,
     paused: schedule?.paused ?? false,
   };
 }
 
-/** Delivery schedules: their cadence, next run and last delivery; create, edit, pause; each one's deliveries. */
+const isUnderWay = (delivery: Delivery) => delivery.status === 'queued' || delivery.status === 'running';
+
+/** The body of `POST /schedules` a draft stands for. */
+function requestOf(draft: Draft): Record<string, unknown> {
+  return {
+    savedReportId: draft.savedReportId,
+    name: draft.name,
+    cadence: {
+      frequency: draft.frequency,
+      time: draft.time,
+      ...(draft.frequency === 'weekly' ? { weekday: draft.weekday } : {}),
+      ...(draft.frequency === 'monthly' ? { dayOfMonth: Number(draft.dayOfMonth) } : {}),
+    },
+    format: draft.format,
+    destination:
+      draft.destination === 'email'
+        ? {
+            kind: 'email',
+            recipients: draft.recipients
+              .split(/[,\s]+/)
+              .map((value) => value.trim())
+              .filter(Boolean),
+          }
+        : { kind: 'connection', connectionId: draft.connectionId, pathTemplate: draft.pathTemplate },
+    skipEmpty: draft.skipEmpty,
+    paused: draft.paused,
+  };
+}
+
+/**
+ * Delivery schedules, page by page: their cadence, destination, next run and last delivery; create, edit,
+ * pause, deliver now; each one's deliveries.
+ */
 export function Schedules() {
   const { t, lang, fmt, can, canWrite, entitled } = useApp();
-  const [version, setVersion] = useState(0);
-  const schedules = useLoad<Page<Schedule>>('/admin/insights/schedules?limit=100', version);
-  const saved = useFetch<Page<SavedReport>>('/admin/insights/saved-reports?limit=100');
+  const list = usePaged<Schedule>('/admin/insights/schedules');
+  // A last delivery under way (Deliver now) is read again until it ends.
+  useReloadWhile(list, Boolean(list.data?.items.some(({ lastDelivery }) => lastDelivery && isUnderWay(lastDelivery))));
+  const reports = useLoad<SavedReport[]>('/admin/insights/saved-reports', getAll);
+  // Writing a report into a data hub connection is the pro plan's, and the data hub's to grant.
+  const toConnections = entitled('feature:schedule_to_connection') && can('data.flows.manage');
+  const connections = useLoad<Connection[]>(toConnections ? '/admin/data-hub/connections' : null, getAll);
+  const fileConnections = connections.data?.filter((connection) => FILE_CONNECTION_KINDS.includes(connection.kind)) ?? [];
   const [editing, setEditing] = useState<Schedule | 'new' | null>(null);
-  const [open, setOpen] = useState<string | null>(null);
+  // The schedule whose deliveries are shown, and how many times Deliver now was pressed (to read them again).
+  const [open, setOpen] = useState<{ id: string; delivered: number } | null>(null);
+  const [actionError, setActionError] = useState<unknown>(null);
   const manage = canWrite && can('insights.reports.manage') && entitled('feature:schedules');
-  const reportName = (id: string) => saved.data?.items.find((item) => item.id === id)?.name ?? '—';
-  const cadence = (schedule: Schedule) => {
-    const { frequency, time, weekday, dayOfMonth } = schedule.cadence;
+  // The form offers the saved reports and connections as they are when it opens.
+  const edit = (schedule: Schedule | 'new') => {
+    reports.reload();
+    connections.reload();
+    setEditing(schedule);
+  };
+  const act = (promise: Promise<unknown>) =>
+    promise.then(() => {
+      setActionError(null);
+      list.reload();
+    }, setActionError);
+  const reportName = (id: string) => reports.data?.find((report) => report.id === id)?.name ?? '—';
+  const cadence = ({ cadence: { frequency, time, weekday, dayOfMonth } }: Schedule) => {
     if (frequency === 'weekly') return t('ins.sched.everyWeek', { day: t(`ins.day.${weekday}` as MessageKey), time });
     if (frequency === 'monthly') return t('ins.sched.everyMonth', { day: fmt.number(dayOfMonth ?? 1), time });
     return t('ins.sched.everyDay', { time });
   };
+  const destination = ({ destination }: Schedule) =>
+    destination.kind === 'email'
+      ? destination.recipients.join(', ')
+      : `${connections.data?.find((connection) => connection.id === destination.connectionId)?.name ?? t('ins.sched.to.connection')}: ${destination.pathTemplate}`;
   return (
     <section aria-labelledby="page-title" data-page="schedules">
       <h1 id="page-title">{t('ins.nav.schedules')}</h1>
-      {schedules.error ? <ProblemView error={schedules.error} lang={lang} /> : null}
       {manage && editing === null ? (
-        <button type="button" data-write onClick={() => setEditing('new')} disabled={!saved.data?.items.length}>
+        <button type="button" data-write onClick={() => edit('new')} disabled={!reports.data?.length}>
           {t('ins.sched.new')}
         </button>
       ) : null}
-      {manage && !saved.data?.items.length && saved.data ? <p>{t('ins.sched.needSaved')}</p> : null}
-      {editing !== null && saved.data ? (
+      {manage && reports.data?.length === 0 ? <p>{t('ins.sched.needSaved')}</p> : null}
+      {reports.error ? <ProblemView error={reports.error} lang={lang} /> : null}
+      {connections.error ? <ProblemView error={connections.error} lang={lang} /> : null}
+      {editing !== null && reports.data ? (
         <ScheduleForm
           schedule={editing === 'new' ? null : editing}
-          reports={saved.data.items}
+          reports={reports.data}
+          connections={toConnections ? fileConnections : null}
           onDone={() => {
             setEditing(null);
-            setVersion(version + 1);
+            list.reload();
           }}
         />
       ) : null}
-      {!schedules.data && !schedules.error ? <p role="status">{t('app.loading')}</p> : null}
-      {schedules.data && schedules.data.items.length === 0 ? <p>{t('ins.sched.empty')}</p> : null}
-      {schedules.data && schedules.data.items.length > 0 ? (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label={t('ins.nav.schedules')}>
-          <table>
-            <caption class="visually-hidden">{t('ins.nav.schedules')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('ins.saved.name')}</th>
-                <th scope="col">{t('ins.sched.report')}</th>
-                <th scope="col">{t('ins.sched.cadence')}</th>
-                <th scope="col">{t('ins.sched.nextRun')}</th>
-                <th scope="col">{t('ins.sched.lastDelivery')}</th>
-                <th scope="col">{t('ins.actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {schedules.data.items.map((schedule) => (
-                <tr key={schedule.id} data-schedule={schedule.name}>
-                  <td>
-                    {schedule.name}
-                    {schedule.paused ? ` (${t('ins.sched.paused')})` : ''}
-                  </td>
-                  <td>{reportName(schedule.savedReportId)}</td>
-                  <td>
-                    {cadence(schedule)} · {schedule.format.toUpperCase()}
-                  </td>
-                  <td>{schedule.nextRunAt ? fmt.dateTime(schedule.nextRunAt) : '—'}</td>
-                  <td>
-                    {schedule.lastDelivery
-                      ? `${t(`ins.delivery.${schedule.lastDelivery.status}` as MessageKey)} · ${fmt.dateTime(schedule.lastDelivery.dueAt)}`
-                      : '—'}
-                  </td>
-                  <td class="ins-actions">
+      {actionError ? <ProblemView error={actionError} lang={lang} /> : null}
+      <DataTable<Schedule>
+        label={t('ins.nav.schedules')}
+        empty={t('ins.sched.empty')}
+        rows={list.data?.items}
+        error={list.error}
+        paging={list}
+        rowKey={(schedule) => schedule.id}
+        rowData={(schedule) => ({ 'data-schedule': schedule.name })}
+        columns={[
+          {
+            header: t('ins.saved.name'),
+            cell: (schedule) => `${schedule.name}${schedule.paused ? ` (${t('ins.sched.paused')})` : ''}`,
+          },
+          { header: t('ins.sched.report'), cell: (schedule) => reportName(schedule.savedReportId) },
+          {
+            header: t('ins.sched.cadence'),
+            cell: (schedule) =>
+              [cadence(schedule), schedule.format.toUpperCase(), schedule.skipEmpty ? t('ins.sched.skipsEmpty') : null]
+                .filter(Boolean)
+                .join(' · '),
+          },
+          { header: t('ins.sched.destination'), cell: destination },
+          { header: t('ins.sched.nextRun'), cell: (schedule) => (schedule.nextRunAt ? fmt.dateTime(schedule.nextRunAt) : '—') },
+          {
+            header: t('ins.sched.lastDelivery'),
+            cell: ({ lastDelivery }) =>
+              lastDelivery ? `${t(`ins.delivery.${lastDelivery.status}` as MessageKey)} · ${fmt.dateTime(lastDelivery.dueAt)}` : '—',
+          },
+          {
+            header: t('ins.actions'),
+            cell: (schedule) => (
+              <div class="ins-actions">
+                <button
+                  type="button"
+                  aria-expanded={open?.id === schedule.id}
+                  onClick={() => setOpen(open?.id === schedule.id ? null : { id: schedule.id, delivered: 0 })}
+                >
+                  {t('ins.sched.deliveries', { name: schedule.name })}
+                </button>
+                {manage ? (
+                  <>
                     <button
                       type="button"
-                      aria-expanded={open === schedule.id}
-                      onClick={() => setOpen(open === schedule.id ? null : schedule.id)}
+                      data-write
+                      onClick={() =>
+                        act(
+                          post<Delivery>(`/admin/insights/schedules/${schedule.id}/deliveries`).then(() =>
+                            setOpen({ id: schedule.id, delivered: (open?.id === schedule.id ? open.delivered : 0) + 1 }),
+                          ),
+                        )
+                      }
                     >
-                      {t('ins.sched.deliveries', { name: schedule.name })}
+                      {t('ins.sched.deliverNow', { name: schedule.name })}
                     </button>
-                    {manage ? (
-                      <>
-                        <button type="button" data-write onClick={() => setEditing(schedule)}>
-                          {t('ins.edit')}
-                        </button>
-                        <button
-                          type="button"
-                          data-write
-                          onClick={() =>
-                            api('PATCH', `/admin/insights/schedules/${schedule.id}`, { paused: !schedule.paused }).then(() =>
-                              setVersion(version + 1),
-                            )
-                          }
-                        >
-                          {schedule.paused ? t('ins.sched.resume') : t('ins.sched.pause')}
-                        </button>
-                        <button
-                          type="button"
-                          data-write
-                          onClick={() => {
-                            if (window.confirm(t('ins.saved.confirmDelete', { name: schedule.name })))
-                              void api('DELETE', `/admin/insights/schedules/${schedule.id}`).then(() => setVersion(version + 1));
-                          }}
-                        >
-                          {t('ins.delete')}
-                        </button>
-                      </>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      {open ? <Deliveries id={open} key={open} /> : null}
+                    <button type="button" data-write onClick={() => edit(schedule)}>
+                      {t('ins.edit')}
+                    </button>
+                    <button
+                      type="button"
+                      data-write
+                      onClick={() => act(api('PATCH', `/admin/insights/schedules/${schedule.id}`, { paused: !schedule.paused }))}
+                    >
+                      {schedule.paused ? t('ins.sched.resume') : t('ins.sched.pause')}
+                    </button>
+                    <button
+                      type="button"
+                      data-write
+                      onClick={() => {
+                        if (window.confirm(t('ins.saved.confirmDelete', { name: schedule.name })))
+                          act(api('DELETE', `/admin/insights/schedules/${schedule.id}`));
+                      }}
+                    >
+                      {t('ins.delete')}
+                    </button>
+                  </>
+                ) : null}
+              </div>
+            ),
+          },
+        ]}
+      />
+      {open ? <Deliveries id={open.id} key={`${open.id}:${open.delivered}`} /> : null}
     </section>
   );
 }
 
+/** A schedule's deliveries, newest first and page by page, read again while one is queued or running. */
 function Deliveries({ id }: { id: string }) {
   const { t, lang, fmt } = useApp();
-  const { data, error } = useFetch<Page<Delivery>>(`/admin/insights/schedules/${id}/deliveries?limit=50`);
+  const list = usePaged<Delivery>(`/admin/insights/schedules/${id}/deliveries`, 10);
+  useReloadWhile(list, Boolean(list.data?.items.some(isUnderWay)));
+  const figure = (value: number | null) => (value === null ? '—' : fmt.number(value));
   return (
     <section class="panel" aria-labelledby="deliveries-title" data-deliveries>
       <h2 id="deliveries-title">{t('ins.sched.deliveriesTitle')}</h2>
-      {error ? <ProblemView error={error} lang={lang} /> : null}
-      {data && data.items.length === 0 ? <p>{t('ins.sched.noDeliveries')}</p> : null}
-      {data && data.items.length > 0 ? (
-        <table>
-          <caption class="visually-hidden">{t('ins.sched.deliveriesTitle')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('ins.sched.due')}</th>
-              <th scope="col">{t('ins.exports.status')}</th>
-              <th scope="col" class="num">
-                {t('ins.sched.rows')}
-              </th>
-              <th scope="col" class="num">
-                {t('ins.sched.bytes')}
-              </th>
-              <th scope="col">{t('ins.sched.error')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.items.map((delivery) => (
-              <tr key={delivery.id}>
-                <td>{fmt.dateTime(delivery.dueAt)}</td>
-                <td>{t(`ins.delivery.${delivery.status}` as MessageKey)}</td>
-                <td class="num">{delivery.rows == null ? '—' : fmt.number(delivery.rows)}</td>
-                <td class="num">{delivery.bytes == null ? '—' : fmt.number(delivery.bytes)}</td>
-                <td>{delivery.error ? pick(lang, delivery.error, 'message') : ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <DataTable<Delivery>
+        label={t('ins.sched.deliveriesTitle')}
+        empty={t('ins.sched.noDeliveries')}
+        rows={list.data?.items}
+        error={list.error}
+        paging={list}
+        rowKey={(delivery) => delivery.id}
+        rowData={(delivery) => ({ 'data-delivery': delivery.id, 'data-status': delivery.status, 'data-trigger': delivery.trigger })}
+        columns={[
+          { header: t('ins.sched.due'), cell: (delivery) => fmt.dateTime(delivery.dueAt) },
+          { header: t('ins.sched.trigger'), cell: (delivery) => t(`ins.delivery.trigger.${delivery.trigger}` as MessageKey) },
+          { header: t('ins.exports.status'), cell: (delivery) => t(`ins.delivery.${delivery.status}` as MessageKey) },
+          { header: t('ins.sched.rows'), numeric: true, cell: (delivery) => figure(delivery.rows) },
+          { header: t('ins.sched.bytes'), numeric: true, cell: (delivery) => figure(delivery.bytes) },
+          { header: t('ins.sched.sentTo'), cell: (delivery) => <span dir="ltr">{delivery.sentTo.join(', ')}</span> },
+          { header: t('ins.sched.error'), cell: (delivery) => (delivery.error ? pick(lang, delivery.error, 'message') : '') },
+        ]}
+      />
     </section>
   );
 }
 
-function ScheduleForm({ schedule, reports, onDone }: { schedule: Schedule | null; reports: SavedReport[]; onDone: () => void }) {
+/**
+ * A schedule's form. `connections`: the store's file connections when the member may deliver to one
+ * (pro plan and `data.flows.manage`), else null and the destination is email only.
+ */
+function ScheduleForm({
+  schedule,
+  reports,
+  connections,
+  onDone,
+}: {
+  schedule: Schedule | null;
+  reports: SavedReport[];
+  connections: Connection[] | null;
+  onDone: () => void;
+}) {
   const { t, lang, fmt, entitled } = useApp();
   const [draft, setDraft] = useState<Draft>(() => draftOf(schedule, reports[0]?.id ?? ''));
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
   const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
+  // Until one is chosen, the first of the list (which may arrive after the form opened).
+  const connectionId = draft.connectionId || connections?.[0]?.id || '';
+  const invalid = (field: string) => errorsOf(error, field).length > 0 || undefined;
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
-    const body = {
-      savedReportId: draft.savedReportId,
-      name: draft.name,
-      cadence: {
-        frequency: draft.frequency,
-        time: draft.time,
-        ...(draft.frequency === 'weekly' ? { weekday: draft.weekday } : {}),
-        ...(draft.frequency === 'monthly' ? { dayOfMonth: Number(draft.dayOfMonth) } : {}),
-      },
-      format: draft.format,
-      destination: {
-        kind: 'email',
-        recipients: draft.recipients
-          .split(/[,\s]+/)
-          .map((value) => value.trim())
-          .filter(Boolean),
-      },
-      paused: draft.paused,
-    };
+    const body = requestOf({ ...draft, connectionId });
+    // A change sends only what changed: what the member may not change (a connection, without data.flows.manage) stays.
+    const before = schedule ? requestOf(draftOf(schedule, '')) : null;
+    const changes = before
+      ? Object.fromEntries(Object.entries(body).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(before[field])))
+      : body;
     try {
-      if (schedule) await api('PATCH', `/admin/insights/schedules/${schedule.id}`, body);
+      if (schedule) await api('PATCH', `/admin/insights/schedules/${schedule.id}`, changes);
       else await api('POST', '/admin/insights/schedules', body);
       onDone();
     } catch (caught) {
@@ -234,10 +304,18 @@ function ScheduleForm({ schedule, reports, onDone }: { schedule: Schedule | null
   };
   return (
     <form class="ins-form panel" onSubmit={submit} aria-labelledby="schedule-form-title" data-schedule-form>
-      <h2 id="schedule-form-title">{schedule ? t('ins.sched.edit', { name: schedule.name }) : t('ins.sched.new')}</h2>
+      <h2 id="schedule-form-title" tabIndex={-1} ref={heading}>
+        {schedule ? t('ins.sched.edit', { name: schedule.name }) : t('ins.sched.new')}
+      </h2>
       <label>
         <span>{t('ins.sched.report')}</span>
-        <select name="savedReportId" value={draft.savedReportId} onChange={(event) => set({ savedReportId: event.currentTarget.value })}>
+        <select
+          name="savedReportId"
+          value={draft.savedReportId}
+          aria-invalid={invalid('savedReportId')}
+          aria-describedby="sched-report-error"
+          onChange={(event) => set({ savedReportId: event.currentTarget.value })}
+        >
           {reports.map((report) => (
             <option value={report.id} key={report.id}>
               {report.name}
@@ -245,18 +323,21 @@ function ScheduleForm({ schedule, reports, onDone }: { schedule: Schedule | null
           ))}
         </select>
       </label>
+      <FieldError error={error} field="savedReportId" id="sched-report-error" />
       <label>
         <span>{t('ins.saved.name')}</span>
         <input
           name="name"
           required
+          maxLength={120}
           value={draft.name}
-          onInput={(event) => set({ name: event.currentTarget.value })}
+          aria-invalid={invalid('name')}
           aria-describedby="sched-name-error"
+          onInput={(event) => set({ name: event.currentTarget.value })}
         />
       </label>
       <FieldError error={error} field="name" id="sched-name-error" />
-      <fieldset>
+      <fieldset aria-describedby="sched-cadence-error">
         <legend>{t('ins.sched.cadence')}</legend>
         <label>
           <span>{t('ins.sched.frequency')}</span>
@@ -274,7 +355,14 @@ function ScheduleForm({ schedule, reports, onDone }: { schedule: Schedule | null
         </label>
         <label>
           <span>{t('ins.sched.time')}</span>
-          <input name="time" type="time" required value={draft.time} onInput={(event) => set({ time: event.currentTarget.value })} />
+          <input
+            name="time"
+            type="time"
+            required
+            value={draft.time}
+            aria-invalid={invalid('cadence.time')}
+            onInput={(event) => set({ time: event.currentTarget.value })}
+          />
         </label>
         {draft.frequency === 'weekly' ? (
           <label>
@@ -304,26 +392,118 @@ function ScheduleForm({ schedule, reports, onDone }: { schedule: Schedule | null
       </fieldset>
       <label>
         <span>{t('ins.export.format')}</span>
-        <select name="format" value={draft.format} onChange={(event) => set({ format: event.currentTarget.value as Draft['format'] })}>
+        <select
+          name="format"
+          value={draft.format}
+          aria-invalid={invalid('format')}
+          aria-describedby="sched-format-error"
+          onChange={(event) => {
+            // A file written to a connection takes the format's extension.
+            const format = event.currentTarget.value as Draft['format'];
+            set({ format, pathTemplate: draft.pathTemplate.replace(/\.(csv|xlsx)$/, `.${format}`) });
+          }}
+        >
           <option value="csv">CSV</option>
           {entitled('feature:export_xlsx') ? <option value="xlsx">XLSX</option> : null}
         </select>
       </label>
-      <label>
-        <span>{t('ins.sched.recipients')}</span>
+      <FieldError error={error} field="format" id="sched-format-error" />
+      <fieldset>
+        <legend>{t('ins.sched.destination')}</legend>
+        {connections !== null ? (
+          <div class="ins-row">
+            {(['email', 'connection'] as const).map((kind) => (
+              <label class="check" key={kind}>
+                <input
+                  type="radio"
+                  name="destination"
+                  value={kind}
+                  checked={draft.destination === kind}
+                  onChange={() => set({ destination: kind })}
+                />
+                <span>{t(`ins.sched.to.${kind}`)}</span>
+              </label>
+            ))}
+          </div>
+        ) : null}
+        {draft.destination === 'connection' && connections === null ? <p class="hint">{t('ins.sched.connectionLocked')}</p> : null}
+        {draft.destination === 'email' ? (
+          <>
+            <label>
+              <span>{t('ins.sched.recipients')}</span>
+              <input
+                name="recipients"
+                required
+                dir="ltr"
+                value={draft.recipients}
+                aria-invalid={invalid('destination.recipients')}
+                aria-describedby="sched-recipients-hint sched-recipients-error"
+                onInput={(event) => set({ recipients: event.currentTarget.value })}
+              />
+            </label>
+            <p class="hint" id="sched-recipients-hint">
+              {t('ins.sched.recipientsHint')}
+            </p>
+            <FieldError error={error} field="destination.recipients" id="sched-recipients-error" />
+          </>
+        ) : null}
+        {draft.destination === 'connection' && connections !== null ? (
+          <>
+            <label>
+              <span>{t('ins.sched.connection')}</span>
+              <select
+                name="connectionId"
+                required
+                value={connectionId}
+                aria-invalid={invalid('destination.connectionId')}
+                aria-describedby="sched-connection-hint sched-connection-error"
+                onChange={(event) => set({ connectionId: event.currentTarget.value })}
+              >
+                {connections.length === 0 ? <option value="">{t('ins.sched.noConnections')}</option> : null}
+                {connections.map((connection) => (
+                  <option value={connection.id} key={connection.id}>
+                    {`${connection.name} · ${t(`hub.status.${connection.status}`)}`}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <p class="hint" id="sched-connection-hint">
+              {t('ins.sched.connectionHint')}
+            </p>
+            <FieldError error={error} field="destination.connectionId" id="sched-connection-error" />
+            <label>
+              <span>{t('ins.sched.pathTemplate')}</span>
+              <input
+                name="pathTemplate"
+                required
+                maxLength={200}
+                dir="ltr"
+                value={draft.pathTemplate}
+                aria-invalid={invalid('destination.pathTemplate')}
+                aria-describedby="sched-path-hint sched-path-error"
+                onInput={(event) => set({ pathTemplate: event.currentTarget.value })}
+              />
+            </label>
+            <p class="hint" id="sched-path-hint">
+              {t('ins.sched.pathTemplateHint')}
+            </p>
+            <FieldError error={error} field="destination.pathTemplate" id="sched-path-error" />
+          </>
+        ) : null}
+      </fieldset>
+      <label class="check">
         <input
-          name="recipients"
-          required
-          dir="ltr"
-          value={draft.recipients}
-          onInput={(event) => set({ recipients: event.currentTarget.value })}
-          aria-describedby="sched-recipients-hint"
+          type="checkbox"
+          name="skipEmpty"
+          checked={draft.skipEmpty}
+          aria-describedby="sched-skip-hint"
+          onChange={(event) => set({ skipEmpty: event.currentTarget.checked })}
         />
+        <span>{t('ins.sched.skipEmpty')}</span>
       </label>
-      <p class="hint" id="sched-recipients-hint">
-        {t('ins.sched.recipientsHint')}
+      <p class="hint" id="sched-skip-hint">
+        {t('ins.sched.skipEmptyHint')}
       </p>
-      <FieldError error={error} field="destination" id="sched-destination-error" />
       <label class="check">
         <input type="checkbox" name="paused" checked={draft.paused} onChange={(event) => set({ paused: event.currentTarget.checked })} />
         <span>{t('ins.sched.paused')}</span>

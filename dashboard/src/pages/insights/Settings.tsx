@@ -4,13 +4,13 @@ import type { MessageKey } from '../../i18n/messages.js';
 import { api } from '../../lib/api.js';
 import { useApp } from '../../lib/app-context.js';
 import type { InsightsSettings } from '../../lib/types.js';
-import { useFetch } from '../../lib/use-fetch.js';
+import { useLoad } from '../../lib/load.js';
 import { FieldError } from './shared.js';
 
 /** Insights settings: read by any Insights reader, saved with insights.settings.manage (not by a support session). */
 export function Settings() {
   const { t, lang, can, canWrite } = useApp();
-  const { data, error } = useFetch<InsightsSettings>('/admin/insights/settings');
+  const { data, error } = useLoad<InsightsSettings>('/admin/insights/settings');
   const [draft, setDraft] = useState<InsightsSettings | null>(null);
   const [saveError, setSaveError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);

@@ -1,0 +1,187 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { Chart } from '../../components/Chart.js';
+import { DataTable } from '../../components/DataTable.js';
+import { pick, useApp } from '../../lib/app-context.js';
+import type { Paging } from '../../lib/load.js';
+import { chartKindOf } from '../../lib/reports.js';
+import type { Column, ReportResponse, Row } from '../../lib/types.js';
+import { barOption, cohortHeatmapOption, funnelOption, lineOption } from '../chart-options.js';
+
+/** Rows of an answer shown at once; the member pages through the rest. */
+const RESULT_PAGE_ROWS = 100;
+
+/** The measures of the series: columns named in its points, else the keys of its points. */
+function seriesMeasures(data: ReportResponse): Column[] {
+  const point = data.series[0] ?? {};
+  const measures = data.columns.filter((column) => column.kind === 'measure');
+  const inSeries = measures.filter((column) => column.name in point);
+  if (inSeries.length > 0) return inSeries;
+  return Object.keys(point)
+    .filter((key) => key !== 'period')
+    .map((name) => ({ name, kind: 'measure', type: 'count', label_en: name, label_ar: name }) as Column);
+}
+
+/**
+ * The chart that suits an answer (`chartKindOf`): a line over its series, bars of `ranked` (the measure the
+ * rows are sorted by) for its first dimension, the cohorts' heat map or the funnel's steps; none for a table.
+ */
+export function ReportChart({ data, title, ranked }: { data: ReportResponse; title: string; ranked?: Column }) {
+  const { t, lang, fmt } = useApp();
+  const chart = useMemo(() => {
+    const dimensions = data.columns.filter((column) => column.kind === 'dimension');
+    const measure = ranked ?? data.columns.find((column) => column.kind === 'measure');
+    const names = dimensions.map((column) => column.name);
+    switch (chartKindOf(data.report, names)) {
+      case 'line':
+        return data.series.length > 0 && seriesMeasures(data).length > 0
+          ? { option: lineOption(data, seriesMeasures(data).slice(0, 2), lang, fmt, t) }
+          : null;
+      case 'bar':
+        return dimensions[0] && measure && data.rows.length > 0
+          ? {
+              option: barOption(data.rows, dimensions[0], measure, lang, fmt),
+              region: t('chart.top', { count: fmt.number(Math.min(15, data.rows.length)), measure: pick(lang, measure, 'label') }),
+              subject: `${title} · ${pick(lang, measure, 'label')}`,
+            }
+          : null;
+      case 'heatmap':
+        return data.rows.length > 0
+          ? {
+              option: cohortHeatmapOption(data.rows, lang, fmt),
+              height: Math.max(240, 28 * new Set(data.rows.map((row) => row.cohort)).size + 96),
+            }
+          : null;
+      case 'funnel':
+        return data.rows.length > 0 ? { option: funnelOption(data.rows, lang, fmt, t) } : null;
+      case 'table':
+        return null;
+    }
+  }, [data, ranked, lang, title]);
+  if (!chart) return null;
+  return (
+    <section class="panel" aria-label={chart.region ?? title}>
+      <Chart rtl={lang === 'ar'} label={t('chart.label', { title: chart.subject ?? title })} height={chart.height} option={chart.option} />
+    </section>
+  );
+}
+
+/** The answer's totals, one figure per measure. */
+export function Totals({ data }: { data: ReportResponse }) {
+  const { t, lang, fmt } = useApp();
+  const measures = data.columns.filter((column) => column.kind === 'measure' && column.name in data.totals);
+  if (measures.length === 0) return null;
+  return (
+    <section class="totals" aria-label={t('table.totals')}>
+      <dl>
+        {measures.map((column) => (
+          <div key={column.name}>
+            <dt>{pick(lang, column, 'label')}</dt>
+            <dd>{fmt.value(data.totals[column.name], column.type)}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+/**
+ * An answer's rows, dimensions by their names in the member's language and figures formatted; its measure
+ * headers sort (`sort`: `-measure` largest first, `measure` smallest first; `onSort` the next one). Columns
+ * no row carries (the funnel's and late orders' totals) are the totals', not the table's.
+ */
+export function ReportTable({
+  title,
+  columns,
+  rows,
+  sort,
+  sortable,
+  onSort,
+  paging,
+}: {
+  title: string;
+  columns: Column[];
+  rows: Row[];
+  sort: string;
+  /** The measures it sorts by; every one when not given. */
+  sortable?: readonly string[];
+  onSort: (sort: string) => void;
+  paging?: Paging;
+}) {
+  const { t, lang, fmt } = useApp();
+  return (
+    <DataTable<Row>
+      label={t('table.caption', { title })}
+      empty={t('table.empty')}
+      rows={rows}
+      rowKey={(_, index) => String(index)}
+      paging={paging}
+      columns={columns
+        .filter((column) => rows.length === 0 || rows.some((row) => column.name in row))
+        .map((column) => {
+          const order = sort === `-${column.name}` ? 'descending' : sort === column.name ? 'ascending' : undefined;
+          return {
+            header: pick(lang, column, 'label'),
+            numeric: column.kind === 'measure',
+            cell: (row: Row) =>
+              column.kind === 'dimension' && row.labels?.[column.name]
+                ? row.labels[column.name][lang]
+                : fmt.value(row[column.name], column.type),
+            sort:
+              column.kind === 'measure' && (sortable?.includes(column.name) ?? true)
+                ? { order, toggle: () => onSort(order === 'descending' ? column.name : `-${column.name}`) }
+                : undefined,
+          };
+        })}
+    />
+  );
+}
+
+/** `rows` ordered by `sort` (`-measure` or `measure`), rows without a figure last either way. */
+function sortRows(rows: Row[], sort: string): Row[] {
+  if (!sort) return rows;
+  const name = sort.replace(/^-/, '');
+  const direction = sort.startsWith('-') ? -1 : 1;
+  const figure = (row: Row) => (typeof row[name] === 'number' ? (row[name] as number) : null);
+  return [...rows].sort((a, b) => {
+    const [x, y] = [figure(a), figure(b)];
+    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+    return (x - y) * direction;
+  });
+}
+
+/**
+ * A builder or saved report's answer, which holds all its rows (up to 5,000): its chart, totals and table,
+ * sorted and paged here, without asking the service again.
+ */
+export function ResultView({ data, title }: { data: ReportResponse; title: string }) {
+  const [sort, setSort] = useState('');
+  const [page, setPage] = useState(0);
+  useEffect(() => {
+    setSort('');
+    setPage(0);
+  }, [data]);
+  const sorted = useMemo(() => ({ ...data, rows: sortRows(data.rows, sort) }), [data, sort]);
+  const ranked = data.columns.find((column) => column.kind === 'measure' && sort.replace(/^-/, '') === column.name);
+  const pages = Math.max(1, Math.ceil(sorted.rows.length / RESULT_PAGE_ROWS));
+  return (
+    <div class="ins-result" data-result>
+      <ReportChart data={sorted} title={title} ranked={ranked} />
+      <Totals data={data} />
+      <ReportTable
+        title={title}
+        columns={data.columns}
+        rows={sorted.rows.slice(page * RESULT_PAGE_ROWS, (page + 1) * RESULT_PAGE_ROWS)}
+        sort={sort}
+        onSort={(next) => {
+          setSort(next);
+          setPage(0);
+        }}
+        paging={{
+          page: page + 1,
+          next: page + 1 < pages ? () => setPage(page + 1) : null,
+          previous: page > 0 ? () => setPage(page - 1) : null,
+        }}
+      />
+    </div>
+  );
+}
