@@ -307,6 +307,10 @@ describe('Insights schedules delivered to a data hub connection (contract sectio
     const refused = expectProblem(await call(analyst, 'POST', SCHEDULES, schedule(toDrop('analyst.csv'))), 403, 'missing_permission');
     expect(refused.requiredPermission).toBe('data.flows.manage');
     ok(await call(analyst, 'POST', SCHEDULES, schedule({ kind: 'email', recipients: ['owner@shop.example'] })), 201);
+    // Nor may the analyst send a connection schedule's file now, though it may read the schedule.
+    ok(await call(analyst, 'GET', `${SCHEDULES}/${created.id}`));
+    const deliverNow = expectProblem(await call(analyst, 'POST', `${SCHEDULES}/${created.id}/deliveries`), 403, 'missing_permission');
+    expect(deliverNow.requiredPermission).toBe('data.flows.manage');
 
     const support = await supportSession(t.app, store.storeId);
     expect(ok(await call(support.token, 'GET', `${SCHEDULES}/${created.id}`)).destination).toEqual(toDrop('kept-{yyyy}.csv'));

@@ -132,6 +132,7 @@ export class SchedulesService {
   async deliverNow(admin: AdminPrincipal, id: string): Promise<DeliveryDoc> {
     const schedule = await this.visible(admin, id);
     await this.checkWrite(admin, schedule.saved_report_id, schedule.format, schedule.destination);
+    requireConnectionWriter(admin, schedule.destination);
     const deliveryId = await this.em.fork().transactional(async (em) => {
       const { rows } = await sql<{ id: string }>`
         insert into insights_deliveries (store_id, schedule_id, due_at, trigger)
@@ -194,13 +195,10 @@ export class SchedulesService {
   /**
    * A connection destination names a file connection of the caller's store (another store's is as
    * unknown) and a file of the schedule's format. It need not be active yet: each delivery checks that.
-   * Writing files into a connection is the data hub's to grant: the caller needs `data.flows.manage` too.
    */
   private async checkDestination(admin: AdminPrincipal, destination: ScheduleDestination, format: FileFormat): Promise<void> {
     if (destination.kind !== 'connection') return;
-    if (!admin.permissions.includes('data.flows.manage')) {
-      throw new ApiError('missing_permission', { details: { requiredPermission: 'data.flows.manage' } });
-    }
+    requireConnectionWriter(admin, destination);
     const connection = await this.connections.stored(admin, destination.connectionId).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === 'NOT_FOUND') {
         throw invalidField('destination.connectionId', 'connection', {
@@ -267,4 +265,11 @@ function documentOf(row: ScheduleRow): ScheduleDoc {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** Writing files into a connection is the data hub's to grant: a connection destination needs `data.flows.manage` too. */
+function requireConnectionWriter(admin: AdminPrincipal, destination: ScheduleDestination): void {
+  if (destination.kind === 'connection' && !admin.permissions.includes('data.flows.manage')) {
+    throw new ApiError('missing_permission', { details: { requiredPermission: 'data.flows.manage' } });
+  }
 }
