@@ -291,7 +291,7 @@ describe('the dashboard’s Insights pages in a browser', () => {
 
     // A copy needs a name of its own; then it is a new saved report, which the builder now saves to.
     await page.getByRole('button', { name: 'Save as a new report' }).click();
-    await page.locator('[data-field-error="name"]').getByText('Give the new report a name of its own.').waitFor();
+    await page.locator('[data-field-errors="name"]').getByText('Give the new report a name of its own.').waitFor();
     await expectAccessible(page, 'builder copy without a new name (en)');
     await page.getByRole('textbox', { name: 'Name' }).fill('Top product, last quarter');
     const copied = page.waitForResponse(
@@ -361,9 +361,11 @@ describe('the dashboard’s Insights pages in a browser', () => {
     );
     await form.getByRole('button', { name: 'Save' }).click();
     expect((await refused).status()).toBe(400);
-    const fieldError = form.locator('#sched-path-error[data-field-error="destination.pathTemplate"]');
+    const fieldError = form.locator('[data-field-errors="destination.pathTemplate"]');
     expect(await fieldError.textContent()).toContain('.csv');
-    expect(await form.getByRole('textbox', { name: 'File name' }).getAttribute('aria-invalid')).toBe('true');
+    const fileName = form.getByRole('textbox', { name: 'File name' });
+    expect(await fileName.getAttribute('aria-invalid')).toBe('true');
+    expect((await fileName.getAttribute('aria-describedby'))!.split(' ')).toContain(await fieldError.getAttribute('id'));
     await expectAccessible(page, 'schedule form, field error (en)');
     await shoot(page, 'ins-schedule-field-error-en');
 
@@ -422,6 +424,8 @@ describe('the dashboard’s Insights pages in a browser', () => {
     const row = staffPage.locator('[data-schedule="Daily drop"]');
     await row.waitFor();
     expect(await row.textContent()).toContain('Data hub connection: units-{yyyy}{MM}{dd}.csv');
+    // Sending its file now is writing into the connection: not offered (and refused by the API).
+    expect(await row.getByRole('button', { name: /^Deliver .* now$/ }).count()).toBe(0);
     await staffPage.getByRole('button', { name: 'New schedule' }).click();
     const form = staffPage.locator('[data-schedule-form]');
     await form.getByRole('textbox', { name: 'Email recipients' }).waitFor();

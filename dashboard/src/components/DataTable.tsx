@@ -90,18 +90,20 @@ export function DataTable<T>({
   );
 }
 
-export function Pager({ page, next, previous }: Paging) {
-  const { t } = useApp();
-  if (!next && !previous) return null;
+/** Previous, the page's number and Next, when there is more than one page; `children` (a page size) always. */
+export function Pager({ page, next, previous, children }: Paging & { children?: ComponentChildren }) {
+  const { t, fmt } = useApp();
+  if (!next && !previous && !children) return null;
   return (
     <div class="pager">
       <button type="button" onClick={previous ?? undefined} disabled={!previous}>
         {t('table.previous')}
       </button>
-      <span>{t('table.page', { page })}</span>
+      <span aria-live="polite">{t('table.page', { page: fmt.number(page) })}</span>
       <button type="button" onClick={next ?? undefined} disabled={!next}>
         {t('table.next')}
       </button>
+      {children}
     </div>
   );
 }

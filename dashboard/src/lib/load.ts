@@ -48,19 +48,31 @@ export interface Paging {
   previous: (() => void) | null;
 }
 
-/** A list paged with `cursor`: the pages' cursors are kept so that Previous goes back. */
-export function usePaged<T>(path: string | null, limit = 25): Loaded<Page<T>> & Paging {
+/**
+ * Paging with the API's `cursor`: the cursors of the pages before this one are kept so that Previous goes
+ * back; a new `start` (another list, range or sort) goes back to the first page.
+ */
+export function useCursors(start: string | null): {
+  cursor: string | undefined;
+  paging: (nextCursor: string | null | undefined) => Paging;
+} {
   const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const loaded = useLoad<Page<T>>(path === null ? null : pagePath(path, limit, cursor));
-  useEffect(() => setCursors([]), [path]);
-  const nextCursor = loaded.data?.nextCursor;
+  useEffect(() => setCursors([]), [start]);
   return {
-    ...loaded,
-    page: cursors.length + 1,
-    next: nextCursor ? () => setCursors([...cursors, nextCursor]) : null,
-    previous: cursors.length ? () => setCursors(cursors.slice(0, -1)) : null,
+    cursor: cursors[cursors.length - 1],
+    paging: (nextCursor) => ({
+      page: cursors.length + 1,
+      next: nextCursor ? () => setCursors([...cursors, nextCursor]) : null,
+      previous: cursors.length ? () => setCursors(cursors.slice(0, -1)) : null,
+    }),
   };
+}
+
+/** A list of `{ items, nextCursor }` pages, `limit` at a time. */
+export function usePaged<T>(path: string | null, limit = 25): Loaded<Page<T>> & Paging {
+  const { cursor, paging } = useCursors(path);
+  const loaded = useLoad<Page<T>>(path === null ? null : pagePath(path, limit, cursor));
+  return { ...loaded, ...paging(loaded.data?.nextCursor) };
 }
 
 /** `path` with a page's `limit` and `cursor` in its query. */

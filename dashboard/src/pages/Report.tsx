@@ -1,11 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { Pager } from '../components/DataTable.js';
 import { ProblemView } from '../components/Problem.js';
 import { RangePicker, rangeParams } from '../components/RangePicker.js';
 import { useApp } from '../lib/app-context.js';
 import { findReport, reportTitle } from '../lib/reports.js';
 import { navigate, withQuery } from '../lib/router.js';
 import type { ReportResponse } from '../lib/types.js';
-import { useLoad } from '../lib/load.js';
+import { useCursors, useLoad } from '../lib/load.js';
 import { ReportFilters, reportBodyParams } from './insights/ReportFilters.js';
 import { ReportChart, ReportTable, Totals } from './insights/ReportView.js';
 import { StartExport } from './insights/shared.js';
@@ -22,10 +22,8 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
   if (sort) params.set('sort', sort);
   params.set('limit', limit);
   const base = params.toString();
-  // Cursors of the pages before this one; a new range, sort or page size starts again from the first page.
-  const [pages, setPages] = useState<string[]>([]);
-  useEffect(() => setPages([]), [base, name]);
-  const cursor = pages[pages.length - 1];
+  // A new range, sort or page size starts again from the first page.
+  const { cursor, paging } = useCursors(`${name}?${base}`);
   const path = entry ? `/admin/insights/reports/${name}?${base}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}` : null;
   const { data, error, loading } = useLoad<ReportResponse>(path);
   if (!entry) return <p role="alert">{t('report.notFound')}</p>;
@@ -50,14 +48,7 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
             sortable={entry.sortable}
             onSort={(next) => navigate(withQuery({ sort: next }))}
           />
-          <nav class="pager" aria-label={t('table.caption', { title })}>
-            <button type="button" disabled={pages.length === 0} onClick={() => setPages(pages.slice(0, -1))}>
-              {t('table.previous')}
-            </button>
-            <span aria-live="polite">{t('table.page', { page: fmt.number(pages.length + 1) })}</span>
-            <button type="button" disabled={!data.nextCursor} onClick={() => data.nextCursor && setPages([...pages, data.nextCursor])}>
-              {t('table.next')}
-            </button>
+          <Pager {...paging(data.nextCursor)}>
             <label>
               <span>{t('table.perPage')}</span>
               <select value={limit} onChange={(event) => navigate(withQuery({ limit: event.currentTarget.value }))}>
@@ -68,7 +59,7 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
                 ))}
               </select>
             </label>
-          </nav>
+          </Pager>
           <StartExport source={{ report: name, params: reportBodyParams(query) }} />
         </>
       ) : null}

@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
+import { Field, useFieldErrors } from '../../components/fields.js';
 import type { MessageKey } from '../../i18n/messages.js';
 import { useApp } from '../../lib/app-context.js';
 import { useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { CONNECTION_KINDS, type Connection, type ConnectionKind, type DropFile } from './types.js';
-import { ErrorView, Field, HUB, HubLink, hubDelete, hubPost, hubPut, StatusBadge, useAction, useBilingual, useFieldErrors } from './ui.js';
+import { ErrorView, HUB, HubLink, hubDelete, hubPost, hubPut, StatusBadge, useAction, useBilingual } from './ui.js';
 
 /** The config and credential fields of each kind (contract section 9), in the order the form shows them. */
 const CONFIG: Record<ConnectionKind, { name: string; type?: 'number' | 'checkbox' | 'textarea'; required?: boolean }[]> = {

@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
+import { Field, useFieldErrors } from '../../components/fields.js';
 import { useApp } from '../../lib/app-context.js';
 import { getAll, useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { FlowRuns } from './Runs.js';
 import type { Connection, Flow, Mapping } from './types.js';
-import { ErrorView, Field, HUB, HubLink, hubPost, hubPut, StatusBadge, useAction, useFieldErrors } from './ui.js';
+import { ErrorView, HUB, HubLink, hubPost, hubPut, StatusBadge, useAction } from './ui.js';
 
 export function FlowsList() {
   const { t, can, canWrite, fmt } = useApp();

@@ -1,12 +1,13 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
+import { Field, useFieldErrors } from '../../components/fields.js';
 import { get } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { getAll, useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { TransformSteps } from './TransformSteps.js';
 import type { Connection, Mapping, MappingField, Structure, Transform, TransformStep } from './types.js';
-import { ErrorView, Field, HUB, HubLink, hubPost, hubPut, useAction, useFieldErrors } from './ui.js';
+import { ErrorView, HUB, HubLink, hubPost, hubPut, useAction } from './ui.js';
 
 export function MappingsList() {
   const { t, can, canWrite, fmt } = useApp();

@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
 import { useApp } from '../../lib/app-context.js';
-import { useLoad, usePaged, type Paging } from '../../lib/load.js';
+import { useLoad, usePaged, useReloadWhile, type Paging } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { COUNTS, type Flow, type RecordRow, type RejectedRow, type Run } from './types.js';
 import { Counts, ErrorView, HUB, HubLink, hubPost, StatusBadge, useAction, useBilingual } from './ui.js';
@@ -10,15 +10,6 @@ import { Counts, ErrorView, HUB, HubLink, hubPost, StatusBadge, useAction, useBi
 const POLL_MS = 2000;
 
 const isPending = (run: Run) => run.status === 'queued' || run.status === 'running';
-
-/** GETs again (`reload`) 2 s after each `answer` while `pending` holds; stops as soon as it does not. */
-function usePollWhile(pending: boolean, reload: () => void, answer: unknown): void {
-  useEffect(() => {
-    if (!pending) return;
-    const timer = setTimeout(reload, POLL_MS);
-    return () => clearTimeout(timer);
-  }, [pending, answer]);
-}
 
 /**
  * A flow's runs, with Preview (whole file, or its first 100 rows) and Run now. The list follows what they
@@ -32,7 +23,7 @@ export function FlowRuns({ flow }: { flow: Flow }) {
   const action = useAction();
   const write = canWrite && can('data.flows.manage');
   const following = runs.data?.items.some(isPending) ?? false;
-  usePollWhile(following, runs.reload, runs.data);
+  useReloadWhile(runs, following, POLL_MS);
   const start = (body: Record<string, unknown>) =>
     action.run(async () => {
       const run = await hubPost<Run>(`/flows/${flow.id}/runs`, body);
@@ -273,7 +264,7 @@ export function RunPage({ id }: { id: string }) {
   const action = useAction();
   const run = loaded.data;
   const pending = run ? isPending(run) : false;
-  usePollWhile(pending, loaded.reload, run);
+  useReloadWhile(loaded, pending, POLL_MS);
   const listed = run && !pending;
   const rejected = usePaged<RejectedRow>(listed ? `${HUB}/runs/${id}/rejected` : null);
   const created = usePaged<RecordRow>(listed ? `${HUB}/runs/${id}/created` : null);

@@ -1,4 +1,6 @@
 /** The data hub's API shapes the dashboard reads (contract section 9). */
+import type { FieldError } from '../../components/fields.js';
+
 export type ConnectionKind = 'sftp' | 'object_storage' | 'database_read' | 'platform_drop';
 export const CONNECTION_KINDS: readonly ConnectionKind[] = ['platform_drop', 'sftp', 'object_storage', 'database_read'];
 
@@ -89,12 +91,6 @@ export interface Flow {
 }
 
 export const COUNTS = ['read', 'created', 'changed', 'unchanged', 'deactivated', 'rejected', 'sent'] as const;
-
-/** One entry of a refusal's or a rejected row's `errors`: the field it is about and why. */
-export interface FieldError extends Bilingual {
-  field: string;
-  code: string;
-}
 
 export interface RejectedRow {
   line: number | null;

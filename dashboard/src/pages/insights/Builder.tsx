@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { Field, FieldGroup, nearestControl, useFieldErrors } from '../../components/fields.js';
 import { ProblemView } from '../../components/Problem.js';
 import { RangePicker, rangeParams } from '../../components/RangePicker.js';
 import type { MessageKey } from '../../i18n/messages.js';
@@ -7,10 +8,12 @@ import { pick, useApp } from '../../lib/app-context.js';
 import { useLoad } from '../../lib/load.js';
 import type { BuilderFilter, BuilderQuery, CatalogueItem, InsightsExport, ReportResponse, SavedReport } from '../../lib/types.js';
 import { ResultView } from './ReportView.js';
-import { ExportProgress, FieldError, ValueSearch, useCatalogue } from './shared.js';
+import { ExportProgress, ValueSearch, useCatalogue } from './shared.js';
 
 const OPERATORS = ['in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'between', 'is_set', 'is_not_set'];
 const MAX_DIMENSIONS = 3;
+/** The builder's controls, by the API field each sends (`filters` covers `filters[0].values`). */
+const BUILDER_CONTROLS = ['measures', 'dimensions', 'filters', 'sort', 'limit'];
 
 /** The query string's range as the builder's body takes it. */
 export function bodyRange(query: URLSearchParams): Pick<BuilderQuery, 'last' | 'from' | 'to' | 'compare'> {
@@ -136,6 +139,10 @@ function BuilderForm({
     }
   };
   const problem = error instanceof ApiError ? error.problem : null;
+  const errors = useFieldErrors(error, nearestControl(BUILDER_CONTROLS), {
+    dimensions: problem?.code === 'too_many_dimensions' && pick(lang, problem, 'message'),
+  });
+  const saveErrors = useFieldErrors(saveError, nearestControl(['name']), { name: copyNeedsName && t('ins.builder.copyNeedsName') });
   const overLimit = problem?.code === 'over_row_limit' ? problem : null;
   const exportBody = overLimit?.suggestion?.export as Record<string, unknown> | undefined;
   const mayExport = canWrite && entitled('feature:export_csv');
@@ -145,9 +152,8 @@ function BuilderForm({
     <section aria-labelledby="page-title" aria-busy={busy} data-page="builder">
       <h1 id="page-title">{title}</h1>
       <RangePicker query={query} grain={false} key={query.toString()} />
-      <form class="ins-form ins-builder" onSubmit={run} aria-label={title}>
-        <fieldset class="ins-measures" aria-describedby="measures-error">
-          <legend>{t('ins.builder.measures')}</legend>
+      <form class="ins-form ins-builder" ref={errors.formRef} onSubmit={run} aria-label={title}>
+        <FieldGroup class="ins-measures" legend={t('ins.builder.measures')} name="measures" errors={errors}>
           <div class="ins-checks">
             {builderMeasures.map((measure) => (
               <label key={measure.name} title={pick(lang, measure, 'description')}>
@@ -166,10 +172,8 @@ function BuilderForm({
               </label>
             ))}
           </div>
-          <FieldError error={error} field="measures" id="measures-error" />
-        </fieldset>
-        <fieldset aria-describedby="dimensions-error">
-          <legend>{t('ins.builder.dimensions', { max: fmt.number(MAX_DIMENSIONS) })}</legend>
+        </FieldGroup>
+        <FieldGroup legend={t('ins.builder.dimensions', { max: fmt.number(MAX_DIMENSIONS) })} name="dimensions" errors={errors}>
           {dimensions.map((value, index) => (
             <label key={index}>
               <span>{t('ins.builder.dimensionN', { n: fmt.number(index + 1) })}</span>
@@ -190,16 +194,8 @@ function BuilderForm({
               </select>
             </label>
           ))}
-          {problem?.code === 'too_many_dimensions' ? (
-            <p class="field-error" id="dimensions-error" data-field-error="dimensions">
-              {pick(lang, problem, 'message')}
-            </p>
-          ) : (
-            <FieldError error={error} field="dimensions" id="dimensions-error" />
-          )}
-        </fieldset>
-        <fieldset>
-          <legend>{t('ins.filters.title')}</legend>
+        </FieldGroup>
+        <FieldGroup legend={t('ins.filters.title')} name="filters" errors={errors}>
           {filters.map((filter, index) => {
             const update = (change: Partial<FilterDraft>) =>
               setFilters(filters.map((old, at) => (at === index ? { ...old, ...change } : old)));
@@ -245,43 +241,44 @@ function BuilderForm({
           <button type="button" onClick={() => setFilters([...filters, { dimension: filterable[0]?.name ?? '', op: 'in', value: '' }])}>
             {t('ins.filters.add')}
           </button>
-          <FieldError error={error} field="filters" id="filters-error" />
-        </fieldset>
+        </FieldGroup>
         <div class="ins-row">
-          <label>
-            <span>{t('ins.builder.sort')}</span>
-            <select name="sort" value={sort} onChange={(event) => setSort(event.currentTarget.value)}>
-              <option value="">{t('ins.builder.sortDefault')}</option>
-              {measures.flatMap((name) => {
-                const measure = cat.measures.find((entry) => entry.name === name);
-                const label = measure ? pick(lang, measure, 'label') : name;
-                return [
-                  <option value={`-${name}`} key={`-${name}`}>
-                    {t('ins.builder.sortDesc', { measure: label })}
-                  </option>,
-                  <option value={name} key={name}>
-                    {t('ins.builder.sortAsc', { measure: label })}
-                  </option>,
-                ];
-              })}
-            </select>
-          </label>
-          <label>
-            <span>{t('ins.builder.limit')}</span>
-            <input
-              name="limit"
-              type="number"
-              min={1}
-              inputMode="numeric"
-              value={limit}
-              onInput={(event) => setLimit(event.currentTarget.value)}
-            />
-          </label>
-          <FieldError error={error} field="limit" id="limit-error" />
+          <Field label={t('ins.builder.sort')} name="sort" errors={errors}>
+            {(control) => (
+              <select {...control} value={sort} onChange={(event) => setSort(event.currentTarget.value)}>
+                <option value="">{t('ins.builder.sortDefault')}</option>
+                {measures.flatMap((name) => {
+                  const measure = cat.measures.find((entry) => entry.name === name);
+                  const label = measure ? pick(lang, measure, 'label') : name;
+                  return [
+                    <option value={`-${name}`} key={`-${name}`}>
+                      {t('ins.builder.sortDesc', { measure: label })}
+                    </option>,
+                    <option value={name} key={name}>
+                      {t('ins.builder.sortAsc', { measure: label })}
+                    </option>,
+                  ];
+                })}
+              </select>
+            )}
+          </Field>
+          <Field label={t('ins.builder.limit')} name="limit" errors={errors}>
+            {(control) => (
+              <input
+                {...control}
+                type="number"
+                min={1}
+                inputMode="numeric"
+                value={limit}
+                onInput={(event) => setLimit(event.currentTarget.value)}
+              />
+            )}
+          </Field>
           <button type="submit" disabled={busy || measures.length === 0}>
             {busy ? t('app.loading') : t('ins.builder.run')}
           </button>
         </div>
+        {errors.rest}
       </form>
       {overLimit ? (
         <div class="problem ins-over-limit" role="alert" data-code="over_row_limit">
@@ -319,6 +316,7 @@ function BuilderForm({
       {maySave ? (
         <form
           class="ins-form ins-save"
+          ref={saveErrors.formRef}
           aria-label={t('ins.builder.save')}
           onSubmit={(event) => {
             event.preventDefault();
@@ -339,17 +337,11 @@ function BuilderForm({
             }, setSaveError);
           }}
         >
-          <label>
-            <span>{t('ins.saved.name')}</span>
-            <input
-              name="name"
-              required
-              maxLength={120}
-              value={name}
-              aria-describedby="name-error"
-              onInput={(event) => setName(event.currentTarget.value)}
-            />
-          </label>
+          <Field label={t('ins.saved.name')} name="name" errors={saveErrors}>
+            {(control) => (
+              <input {...control} required maxLength={120} value={name} onInput={(event) => setName(event.currentTarget.value)} />
+            )}
+          </Field>
           {target ? (
             <button type="submit" name="save" value="update" data-write>
               {t('ins.builder.update', { name: target.name })}
@@ -358,14 +350,8 @@ function BuilderForm({
           <button type="submit" name="save" value="copy" data-write>
             {target ? t('ins.builder.saveCopy') : t('ins.builder.save')}
           </button>
-          {copyNeedsName ? (
-            <p class="field-error" id="name-error" data-field-error="name">
-              {t('ins.builder.copyNeedsName')}
-            </p>
-          ) : (
-            <FieldError error={saveError} field="name" id="name-error" />
-          )}
           {saveError ? <ProblemView error={saveError} lang={lang} /> : null}
+          {saveErrors.rest}
           {saved ? (
             <p role="status" data-saved={saved.report.id}>
               {t(saved.updated ? 'ins.builder.updated' : 'ins.builder.saved', { name: saved.report.name })}

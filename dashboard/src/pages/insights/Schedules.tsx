@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
+import { Field, FieldGroup, nearestControl, useFieldErrors } from '../../components/fields.js';
 import { ProblemView } from '../../components/Problem.js';
 import type { MessageKey } from '../../i18n/messages.js';
 import { api, post } from '../../lib/api.js';
@@ -7,7 +8,6 @@ import { pick, useApp } from '../../lib/app-context.js';
 import { getAll, useLoad, usePaged, useReloadWhile } from '../../lib/load.js';
 import type { Delivery, SavedReport, Schedule } from '../../lib/types.js';
 import type { Connection, ConnectionKind } from '../data-hub/types.js';
-import { FieldError, errorsOf } from './shared.js';
 
 const WEEKDAYS = ['saturday', 'sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday'];
 /** The data hub connections a report can be written to as a file (not `database_read`). */
@@ -181,19 +181,21 @@ export function Schedules() {
                 </button>
                 {manage ? (
                   <>
-                    <button
-                      type="button"
-                      data-write
-                      onClick={() =>
-                        act(
-                          post<Delivery>(`/admin/insights/schedules/${schedule.id}/deliveries`).then(() =>
-                            setOpen({ id: schedule.id, delivered: (open?.id === schedule.id ? open.delivered : 0) + 1 }),
-                          ),
-                        )
-                      }
-                    >
-                      {t('ins.sched.deliverNow', { name: schedule.name })}
-                    </button>
+                    {schedule.destination.kind !== 'connection' || can('data.flows.manage') ? (
+                      <button
+                        type="button"
+                        data-write
+                        onClick={() =>
+                          act(
+                            post<Delivery>(`/admin/insights/schedules/${schedule.id}/deliveries`).then(() =>
+                              setOpen({ id: schedule.id, delivered: (open?.id === schedule.id ? open.delivered : 0) + 1 }),
+                            ),
+                          )
+                        }
+                      >
+                        {t('ins.sched.deliverNow', { name: schedule.name })}
+                      </button>
+                    ) : null}
                     <button type="button" data-write onClick={() => edit(schedule)}>
                       {t('ins.edit')}
                     </button>
@@ -281,7 +283,20 @@ function ScheduleForm({
   const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
   // Until one is chosen, the first of the list (which may arrive after the form opened).
   const connectionId = draft.connectionId || connections?.[0]?.id || '';
-  const invalid = (field: string) => errorsOf(error, field).length > 0 || undefined;
+  // The controls shown, by the API field each sends; one inside a group the form does not show is said at the group's end.
+  const controls = [
+    'savedReportId',
+    'name',
+    'cadence',
+    'cadence.frequency',
+    'cadence.time',
+    ...(draft.frequency === 'weekly' ? ['cadence.weekday'] : draft.frequency === 'monthly' ? ['cadence.dayOfMonth'] : []),
+    'format',
+    'destination',
+    ...(draft.destination === 'email' ? ['destination.recipients'] : []),
+    ...(draft.destination === 'connection' && connections !== null ? ['destination.connectionId', 'destination.pathTemplate'] : []),
+  ];
+  const errors = useFieldErrors(error, nearestControl(controls));
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -303,113 +318,91 @@ function ScheduleForm({
     }
   };
   return (
-    <form class="ins-form panel" onSubmit={submit} aria-labelledby="schedule-form-title" data-schedule-form>
+    <form class="ins-form panel" ref={errors.formRef} onSubmit={submit} aria-labelledby="schedule-form-title" data-schedule-form>
       <h2 id="schedule-form-title" tabIndex={-1} ref={heading}>
         {schedule ? t('ins.sched.edit', { name: schedule.name }) : t('ins.sched.new')}
       </h2>
-      <label>
-        <span>{t('ins.sched.report')}</span>
-        <select
-          name="savedReportId"
-          value={draft.savedReportId}
-          aria-invalid={invalid('savedReportId')}
-          aria-describedby="sched-report-error"
-          onChange={(event) => set({ savedReportId: event.currentTarget.value })}
-        >
-          {reports.map((report) => (
-            <option value={report.id} key={report.id}>
-              {report.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <FieldError error={error} field="savedReportId" id="sched-report-error" />
-      <label>
-        <span>{t('ins.saved.name')}</span>
-        <input
-          name="name"
-          required
-          maxLength={120}
-          value={draft.name}
-          aria-invalid={invalid('name')}
-          aria-describedby="sched-name-error"
-          onInput={(event) => set({ name: event.currentTarget.value })}
-        />
-      </label>
-      <FieldError error={error} field="name" id="sched-name-error" />
-      <fieldset aria-describedby="sched-cadence-error">
-        <legend>{t('ins.sched.cadence')}</legend>
-        <label>
-          <span>{t('ins.sched.frequency')}</span>
-          <select
-            name="frequency"
-            value={draft.frequency}
-            onChange={(event) => set({ frequency: event.currentTarget.value as Draft['frequency'] })}
-          >
-            {(['daily', 'weekly', 'monthly'] as const).map((frequency) => (
-              <option value={frequency} key={frequency}>
-                {t(`ins.sched.${frequency}` as MessageKey)}
+      <Field label={t('ins.sched.report')} name="savedReportId" errors={errors}>
+        {(control) => (
+          <select {...control} value={draft.savedReportId} onChange={(event) => set({ savedReportId: event.currentTarget.value })}>
+            {reports.map((report) => (
+              <option value={report.id} key={report.id}>
+                {report.name}
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          <span>{t('ins.sched.time')}</span>
-          <input
-            name="time"
-            type="time"
-            required
-            value={draft.time}
-            aria-invalid={invalid('cadence.time')}
-            onInput={(event) => set({ time: event.currentTarget.value })}
-          />
-        </label>
-        {draft.frequency === 'weekly' ? (
-          <label>
-            <span>{t('ins.sched.weekday')}</span>
-            <select name="weekday" value={draft.weekday} onChange={(event) => set({ weekday: event.currentTarget.value })}>
-              {WEEKDAYS.map((day) => (
-                <option value={day} key={day}>
-                  {t(`ins.day.${day}` as MessageKey)}
+        )}
+      </Field>
+      <Field label={t('ins.saved.name')} name="name" errors={errors}>
+        {(control) => (
+          <input {...control} required maxLength={120} value={draft.name} onInput={(event) => set({ name: event.currentTarget.value })} />
+        )}
+      </Field>
+      <FieldGroup legend={t('ins.sched.cadence')} name="cadence" errors={errors}>
+        <Field label={t('ins.sched.frequency')} name="cadence.frequency" errors={errors}>
+          {(control) => (
+            <select
+              {...control}
+              value={draft.frequency}
+              onChange={(event) => set({ frequency: event.currentTarget.value as Draft['frequency'] })}
+            >
+              {(['daily', 'weekly', 'monthly'] as const).map((frequency) => (
+                <option value={frequency} key={frequency}>
+                  {t(`ins.sched.${frequency}` as MessageKey)}
                 </option>
               ))}
             </select>
-          </label>
+          )}
+        </Field>
+        <Field label={t('ins.sched.time')} name="cadence.time" errors={errors}>
+          {(control) => (
+            <input {...control} type="time" required value={draft.time} onInput={(event) => set({ time: event.currentTarget.value })} />
+          )}
+        </Field>
+        {draft.frequency === 'weekly' ? (
+          <Field label={t('ins.sched.weekday')} name="cadence.weekday" errors={errors}>
+            {(control) => (
+              <select {...control} value={draft.weekday} onChange={(event) => set({ weekday: event.currentTarget.value })}>
+                {WEEKDAYS.map((day) => (
+                  <option value={day} key={day}>
+                    {t(`ins.day.${day}` as MessageKey)}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
         ) : null}
         {draft.frequency === 'monthly' ? (
-          <label>
-            <span>{t('ins.sched.dayOfMonth')}</span>
-            <select name="dayOfMonth" value={draft.dayOfMonth} onChange={(event) => set({ dayOfMonth: event.currentTarget.value })}>
-              {Array.from({ length: 31 }, (_, index) => String(index + 1)).map((day) => (
-                <option value={day} key={day}>
-                  {fmt.number(Number(day))}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Field label={t('ins.sched.dayOfMonth')} name="cadence.dayOfMonth" errors={errors}>
+            {(control) => (
+              <select {...control} value={draft.dayOfMonth} onChange={(event) => set({ dayOfMonth: event.currentTarget.value })}>
+                {Array.from({ length: 31 }, (_, index) => String(index + 1)).map((day) => (
+                  <option value={day} key={day}>
+                    {fmt.number(Number(day))}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
         ) : null}
-        <FieldError error={error} field="cadence" id="sched-cadence-error" />
-      </fieldset>
-      <label>
-        <span>{t('ins.export.format')}</span>
-        <select
-          name="format"
-          value={draft.format}
-          aria-invalid={invalid('format')}
-          aria-describedby="sched-format-error"
-          onChange={(event) => {
-            // A file written to a connection takes the format's extension.
-            const format = event.currentTarget.value as Draft['format'];
-            set({ format, pathTemplate: draft.pathTemplate.replace(/\.(csv|xlsx)$/, `.${format}`) });
-          }}
-        >
-          <option value="csv">CSV</option>
-          {entitled('feature:export_xlsx') ? <option value="xlsx">XLSX</option> : null}
-        </select>
-      </label>
-      <FieldError error={error} field="format" id="sched-format-error" />
-      <fieldset>
-        <legend>{t('ins.sched.destination')}</legend>
+      </FieldGroup>
+      <Field label={t('ins.export.format')} name="format" errors={errors}>
+        {(control) => (
+          <select
+            {...control}
+            value={draft.format}
+            onChange={(event) => {
+              // A file written to a connection takes the format's extension.
+              const format = event.currentTarget.value as Draft['format'];
+              set({ format, pathTemplate: draft.pathTemplate.replace(/\.(csv|xlsx)$/, `.${format}`) });
+            }}
+          >
+            <option value="csv">CSV</option>
+            {entitled('feature:export_xlsx') ? <option value="xlsx">XLSX</option> : null}
+          </select>
+        )}
+      </Field>
+      <FieldGroup legend={t('ins.sched.destination')} name="destination" errors={errors}>
         {connections !== null ? (
           <div class="ins-row">
             {(['email', 'connection'] as const).map((kind) => (
@@ -428,69 +421,52 @@ function ScheduleForm({
         ) : null}
         {draft.destination === 'connection' && connections === null ? <p class="hint">{t('ins.sched.connectionLocked')}</p> : null}
         {draft.destination === 'email' ? (
-          <>
-            <label>
-              <span>{t('ins.sched.recipients')}</span>
+          <Field label={t('ins.sched.recipients')} name="destination.recipients" errors={errors} hint={t('ins.sched.recipientsHint')}>
+            {(control) => (
               <input
-                name="recipients"
+                {...control}
                 required
                 dir="ltr"
                 value={draft.recipients}
-                aria-invalid={invalid('destination.recipients')}
-                aria-describedby="sched-recipients-hint sched-recipients-error"
                 onInput={(event) => set({ recipients: event.currentTarget.value })}
               />
-            </label>
-            <p class="hint" id="sched-recipients-hint">
-              {t('ins.sched.recipientsHint')}
-            </p>
-            <FieldError error={error} field="destination.recipients" id="sched-recipients-error" />
-          </>
+            )}
+          </Field>
         ) : null}
         {draft.destination === 'connection' && connections !== null ? (
           <>
-            <label>
-              <span>{t('ins.sched.connection')}</span>
-              <select
-                name="connectionId"
-                required
-                value={connectionId}
-                aria-invalid={invalid('destination.connectionId')}
-                aria-describedby="sched-connection-hint sched-connection-error"
-                onChange={(event) => set({ connectionId: event.currentTarget.value })}
-              >
-                {connections.length === 0 ? <option value="">{t('ins.sched.noConnections')}</option> : null}
-                {connections.map((connection) => (
-                  <option value={connection.id} key={connection.id}>
-                    {`${connection.name} · ${t(`hub.status.${connection.status}`)}`}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <p class="hint" id="sched-connection-hint">
-              {t('ins.sched.connectionHint')}
-            </p>
-            <FieldError error={error} field="destination.connectionId" id="sched-connection-error" />
-            <label>
-              <span>{t('ins.sched.pathTemplate')}</span>
-              <input
-                name="pathTemplate"
-                required
-                maxLength={200}
-                dir="ltr"
-                value={draft.pathTemplate}
-                aria-invalid={invalid('destination.pathTemplate')}
-                aria-describedby="sched-path-hint sched-path-error"
-                onInput={(event) => set({ pathTemplate: event.currentTarget.value })}
-              />
-            </label>
-            <p class="hint" id="sched-path-hint">
-              {t('ins.sched.pathTemplateHint')}
-            </p>
-            <FieldError error={error} field="destination.pathTemplate" id="sched-path-error" />
+            <Field label={t('ins.sched.connection')} name="destination.connectionId" errors={errors} hint={t('ins.sched.connectionHint')}>
+              {(control) => (
+                <select {...control} required value={connectionId} onChange={(event) => set({ connectionId: event.currentTarget.value })}>
+                  {connections.length === 0 ? <option value="">{t('ins.sched.noConnections')}</option> : null}
+                  {connections.map((connection) => (
+                    <option value={connection.id} key={connection.id}>
+                      {`${connection.name} · ${t(`hub.status.${connection.status}`)}`}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field
+              label={t('ins.sched.pathTemplate')}
+              name="destination.pathTemplate"
+              errors={errors}
+              hint={t('ins.sched.pathTemplateHint')}
+            >
+              {(control) => (
+                <input
+                  {...control}
+                  required
+                  maxLength={200}
+                  dir="ltr"
+                  value={draft.pathTemplate}
+                  onInput={(event) => set({ pathTemplate: event.currentTarget.value })}
+                />
+              )}
+            </Field>
           </>
         ) : null}
-      </fieldset>
+      </FieldGroup>
       <label class="check">
         <input
           type="checkbox"
@@ -509,6 +485,7 @@ function ScheduleForm({
         <span>{t('ins.sched.paused')}</span>
       </label>
       {error ? <ProblemView error={error} lang={lang} /> : null}
+      {errors.rest}
       <div class="ins-row">
         <button type="submit" disabled={busy} data-write>
           {t('ins.save')}

@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
+import { Field, useFieldErrors } from '../../components/fields.js';
 import { ProblemView } from '../../components/Problem.js';
 import type { MessageKey } from '../../i18n/messages.js';
 import { api } from '../../lib/api.js';
 import { useApp } from '../../lib/app-context.js';
 import type { InsightsSettings } from '../../lib/types.js';
 import { useLoad } from '../../lib/load.js';
-import { FieldError } from './shared.js';
+
+const SETTINGS_CONTROLS = ['timezone', 'weekStartsOn', 'lateAfterHours'];
 
 /** Insights settings: read by any Insights reader, saved with insights.settings.manage (not by a support session). */
 export function Settings() {
@@ -15,6 +17,10 @@ export function Settings() {
   const [saveError, setSaveError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
   useEffect(() => setDraft(data), [data]);
+  // The report language's select is not named `language`, the name of the dashboard's own language.
+  const errors = useFieldErrors(saveError, (field) =>
+    field === 'language' ? 'reportLanguage' : SETTINGS_CONTROLS.includes(field) ? field : undefined,
+  );
   const manage = canWrite && can('insights.settings.manage');
   const set = (change: Partial<InsightsSettings>) => {
     setSaved(false);
@@ -28,6 +34,7 @@ export function Settings() {
       {draft ? (
         <form
           class="ins-form"
+          ref={errors.formRef}
           aria-labelledby="page-title"
           onSubmit={(event) => {
             event.preventDefault();
@@ -45,46 +52,48 @@ export function Settings() {
           }}
         >
           <fieldset disabled={!manage}>
-            <label>
-              <span>{t('ins.settings.timezone')}</span>
-              <input
-                name="timezone"
-                dir="ltr"
-                required
-                value={draft.timezone}
-                onInput={(event) => set({ timezone: event.currentTarget.value })}
-              />
-            </label>
-            <FieldError error={saveError} field="timezone" id="timezone-error" />
+            <Field label={t('ins.settings.timezone')} name="timezone" errors={errors}>
+              {(control) => (
+                <input
+                  {...control}
+                  dir="ltr"
+                  required
+                  value={draft.timezone}
+                  onInput={(event) => set({ timezone: event.currentTarget.value })}
+                />
+              )}
+            </Field>
             <label>
               <span>{t('ins.settings.currency')}</span>
               <input name="currency" dir="ltr" value={draft.currency} readOnly aria-readonly="true" />
             </label>
-            <label>
-              <span>{t('ins.settings.weekStartsOn')}</span>
-              <select
-                name="weekStartsOn"
-                value={draft.weekStartsOn}
-                onChange={(event) => set({ weekStartsOn: event.currentTarget.value as InsightsSettings['weekStartsOn'] })}
-              >
-                {(['saturday', 'sunday', 'monday'] as const).map((day) => (
-                  <option value={day} key={day}>
-                    {t(`ins.day.${day}` as MessageKey)}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              <span>{t('ins.settings.language')}</span>
-              <select
-                name="reportLanguage"
-                value={draft.language}
-                onChange={(event) => set({ language: event.currentTarget.value as 'en' | 'ar' })}
-              >
-                <option value="en">{t('lang.en')}</option>
-                <option value="ar">{t('lang.ar')}</option>
-              </select>
-            </label>
+            <Field label={t('ins.settings.weekStartsOn')} name="weekStartsOn" errors={errors}>
+              {(control) => (
+                <select
+                  {...control}
+                  value={draft.weekStartsOn}
+                  onChange={(event) => set({ weekStartsOn: event.currentTarget.value as InsightsSettings['weekStartsOn'] })}
+                >
+                  {(['saturday', 'sunday', 'monday'] as const).map((day) => (
+                    <option value={day} key={day}>
+                      {t(`ins.day.${day}` as MessageKey)}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field label={t('ins.settings.language')} name="reportLanguage" errors={errors}>
+              {(control) => (
+                <select
+                  {...control}
+                  value={draft.language}
+                  onChange={(event) => set({ language: event.currentTarget.value as 'en' | 'ar' })}
+                >
+                  <option value="en">{t('lang.en')}</option>
+                  <option value="ar">{t('lang.ar')}</option>
+                </select>
+              )}
+            </Field>
             <label class="check">
               <input
                 type="checkbox"
@@ -94,20 +103,21 @@ export function Settings() {
               />
               <span>{t('ins.settings.excludeTestOrders')}</span>
             </label>
-            <label>
-              <span>{t('ins.settings.lateAfterHours')}</span>
-              <input
-                name="lateAfterHours"
-                type="number"
-                min={0}
-                max={720}
-                value={draft.lateAfterHours ?? ''}
-                onInput={(event) => set({ lateAfterHours: event.currentTarget.value === '' ? null : Number(event.currentTarget.value) })}
-              />
-            </label>
-            <FieldError error={saveError} field="lateAfterHours" id="late-error" />
+            <Field label={t('ins.settings.lateAfterHours')} name="lateAfterHours" errors={errors}>
+              {(control) => (
+                <input
+                  {...control}
+                  type="number"
+                  min={0}
+                  max={720}
+                  value={draft.lateAfterHours ?? ''}
+                  onInput={(event) => set({ lateAfterHours: event.currentTarget.value === '' ? null : Number(event.currentTarget.value) })}
+                />
+              )}
+            </Field>
           </fieldset>
           {saveError ? <ProblemView error={saveError} lang={lang} /> : null}
+          {errors.rest}
           {saved ? <p role="status">{t('ins.settings.saved')}</p> : null}
           {manage ? (
             <button type="submit" data-write>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ProblemView } from '../../components/Problem.js';
 import type { MessageKey } from '../../i18n/messages.js';
-import { ApiError, get, post } from '../../lib/api.js';
+import { get, post } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { useLoad, useReloadWhile } from '../../lib/load.js';
 import type { CatalogueItem, DimensionValue, InsightsExport, Page } from '../../lib/types.js';
@@ -146,27 +146,5 @@ export function StartExport({ source }: { source: Record<string, unknown> }) {
       {error ? <ProblemView error={error} lang={lang} /> : null}
       {started ? <ExportProgress initial={started} key={started.id} /> : null}
     </div>
-  );
-}
-
-type FieldProblem = { field: string; message_en: string; message_ar: string };
-
-/** The errors of a `validation_failed` answer about `field` or a field inside it (`destination.recipients`). */
-export function errorsOf(error: unknown, field: string): FieldProblem[] {
-  if (!(error instanceof ApiError)) return [];
-  return ((error.problem.errors ?? []) as FieldProblem[]).filter(
-    (entry) => entry.field === field || entry.field.startsWith(`${field}.`) || entry.field.startsWith(`${field}[`),
-  );
-}
-
-/** Those errors in the member's language, beside the field (whose `aria-describedby` names `id`). */
-export function FieldError({ error, field, id }: { error: unknown; field: string; id: string }) {
-  const { lang } = useApp();
-  const errors = errorsOf(error, field);
-  if (errors.length === 0) return null;
-  return (
-    <p class="field-error" id={id} data-field-error={field}>
-      {errors.map((entry) => pick(lang, entry, 'message')).join(' ')}
-    </p>
   );
 }
