@@ -173,9 +173,30 @@ describe('the dashboard web app in a browser', () => {
     const sameRange = page.waitForRequest((request) =>
       request.url().includes('/reports/products?last=7&compare=previous_period&grain=week'),
     );
+    const answered = page.waitForResponse((response) =>
+      response.url().includes('/reports/products?last=7&compare=previous_period&grain=week'),
+    );
     await page.getByRole('link', { name: 'Sales by product' }).click();
     await sameRange;
     await page.getByRole('heading', { level: 1, name: 'Sales by product' }).waitFor();
+    // Compared: each total with its change against the compared range's, and that range's dates.
+    const report = await (await answered).json();
+    const money = (minor: number) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: report.currency }).format(minor / 100);
+    const [now, before] = [report.totals.net_sales, report.compareTotals.net_sales];
+    expect(before).toBeGreaterThan(0);
+    const change = new Intl.NumberFormat('en-GB', { style: 'percent', maximumFractionDigits: 1, signDisplay: 'exceptZero' }).format(
+      (now - before) / before,
+    );
+    const netSales = page.locator('.totals dl > div').filter({ has: page.getByText('Net sales', { exact: true }) });
+    await expect.poll(() => netSales.locator('.delta').textContent()).toBe(`${change} vs ${money(before)}`);
+    // Green for good news, red for bad: more net sales is good, more returns is bad.
+    const tone = (rising: boolean, now: number, before: number) => (now === before ? 'none' : now > before === rising ? 'good' : 'bad');
+    expect(await netSales.locator('.delta').getAttribute('data-tone')).toBe(tone(true, now, before));
+    const returns = page.locator('.totals dl > div').filter({ has: page.getByText('Returns', { exact: true }) });
+    expect(await returns.locator('.delta').getAttribute('data-tone')).toBe(
+      tone(false, report.totals.returns, report.compareTotals.returns),
+    );
+    expect(await page.locator('.range-compared').textContent()).toMatch(/^compared with \d+ \w+ \d{4} – \d+ \w+ \d{4}$/);
     await page.locator('.panel canvas').first().waitFor();
     await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThan(1);
     const sorted = page.waitForRequest(

@@ -35,10 +35,13 @@ export function filtersOf(query: URLSearchParams): { dimension: string; value: s
 export function RangePicker({
   query,
   range,
+  compareRange,
   grain = true,
 }: {
   query: URLSearchParams;
   range?: { from: string; to: string };
+  /** The range the answer was compared with, shown beside its own. */
+  compareRange?: { from: string; to: string } | null;
   /** The builder splits by a time grain as a dimension: no grain here. */
   grain?: boolean;
 }) {
@@ -117,6 +120,11 @@ export function RangePicker({
       {range ? (
         <p class="range-shown" aria-live="polite">
           {t('range.shown', { from: fmt.date(range.from), to: fmt.date(range.to) })}
+          {compareRange ? (
+            <span class="range-compared">
+              {t('range.comparedWith', { from: fmt.date(compareRange.from), to: fmt.date(compareRange.to) })}
+            </span>
+          ) : null}
         </p>
       ) : null}
     </form>

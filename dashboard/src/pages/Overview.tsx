@@ -1,4 +1,5 @@
 import { useEffect, useMemo } from 'preact/hooks';
+import { Change } from '../components/Change.js';
 import { Chart } from '../components/Chart.js';
 import { ProblemView } from '../components/Problem.js';
 import { RangePicker, rangeParams } from '../components/RangePicker.js';
@@ -24,7 +25,7 @@ export function Overview({ query }: { query: URLSearchParams }) {
   return (
     <section aria-labelledby="page-title" aria-busy={loading}>
       <h1 id="page-title">{t('overview.title')}</h1>
-      <RangePicker query={query} range={data?.range} key={query.toString()} />
+      <RangePicker query={query} range={data?.range} compareRange={data?.compareRange} key={query.toString()} />
       {error ? <ProblemView error={error} lang={lang} /> : null}
       {!data && !error ? <p role="status">{t('app.loading')}</p> : null}
       {data ? (
@@ -33,18 +34,17 @@ export function Overview({ query }: { query: URLSearchParams }) {
           <ul class="cards">
             {headlines.map((column) => {
               const value = data.totals[column.name];
-              const before = data.compareTotals?.[column.name];
-              const delta =
-                typeof value === 'number' && typeof before === 'number' && before !== 0 ? (value - before) / Math.abs(before) : null;
               const label = pick(lang, column, 'label');
               return (
                 <li class="card" key={column.name} data-measure={column.name}>
                   <h3>{label}</h3>
                   <p class="figure">{fmt.value(value, column.type)}</p>
-                  <p class="delta" data-direction={delta === null ? 'none' : delta >= 0 ? 'up' : 'down'}>
-                    {data.compareTotals
-                      ? `${delta === null ? '—' : fmt.percent(delta, true)} ${t('overview.vs', { value: fmt.value(before, column.type) })}`
-                      : t('overview.noCompare')}
+                  <p class="card-change">
+                    {data.compareTotals ? (
+                      <Change measure={column.name} value={value} before={data.compareTotals[column.name]} type={column.type} />
+                    ) : (
+                      <span class="delta">{t('overview.noCompare')}</span>
+                    )}
                   </p>
                   <Chart
                     height={48}

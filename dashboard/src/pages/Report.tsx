@@ -32,7 +32,7 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
   return (
     <section aria-labelledby="page-title" aria-busy={loading} data-report={name}>
       <h1 id="page-title">{title}</h1>
-      <RangePicker query={query} range={data?.range} key={query.toString()} />
+      <RangePicker query={query} range={data?.range} compareRange={data?.compareRange} key={query.toString()} />
       <ReportFilters query={query} />
       {error ? <ProblemView error={error} lang={lang} /> : null}
       {!data && !error ? <p role="status">{t('app.loading')}</p> : null}

@@ -53,7 +53,7 @@ export function lineOption(report: ReportResponse, measures: Column[], lang: Lan
     textStyle: { fontFamily: 'system-ui, sans-serif' },
     tooltip: { trigger: 'axis', valueFormatter: (value: unknown) => fmt.value(value, type) },
     legend: { top: 0, [rtl ? 'right' : 'left']: 0 },
-    grid: { left: rtl ? 16 : 72, right: rtl ? 72 : 16, top: 36, bottom: 32 },
+    grid: { left: rtl ? 24 : 8, right: rtl ? 8 : 24, top: 36, bottom: 8, containLabel: true },
     xAxis: { type: 'category', data: periods, inverse: rtl, boundaryGap: false },
     yAxis: { type: 'value', position: rtl ? 'right' : 'left', axisLabel: { formatter: (value: number) => fmt.value(value, type) } },
     series,

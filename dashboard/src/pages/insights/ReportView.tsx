@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { Change } from '../../components/Change.js';
 import { Chart } from '../../components/Chart.js';
 import { DataTable } from '../../components/DataTable.js';
 import { pick, useApp } from '../../lib/app-context.js';
@@ -65,7 +66,7 @@ export function ReportChart({ data, title, ranked }: { data: ReportResponse; tit
   );
 }
 
-/** The answer's totals, one figure per measure. */
+/** The answer's totals, one figure per measure, each with its change against the compared range when there is one. */
 export function Totals({ data }: { data: ReportResponse }) {
   const { t, lang, fmt } = useApp();
   const measures = data.columns.filter((column) => column.kind === 'measure' && column.name in data.totals);
@@ -77,6 +78,16 @@ export function Totals({ data }: { data: ReportResponse }) {
           <div key={column.name}>
             <dt>{pick(lang, column, 'label')}</dt>
             <dd>{fmt.value(data.totals[column.name], column.type)}</dd>
+            {data.compareTotals ? (
+              <dd>
+                <Change
+                  measure={column.name}
+                  value={data.totals[column.name]}
+                  before={data.compareTotals[column.name]}
+                  type={column.type}
+                />
+              </dd>
+            ) : null}
           </div>
         ))}
       </dl>
