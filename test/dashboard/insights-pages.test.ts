@@ -561,6 +561,44 @@ describe('the dashboard’s Insights pages in a browser', () => {
     await shoot(page, 'ins-funnel-en');
   }, 60_000);
 
+  it('bars are named by every dimension of their row; two measures over time each read in their own unit; statuses in words', async () => {
+    type Answer = {
+      columns: { name: string; kind: string }[];
+      rows: (Record<string, unknown> & { labels?: Record<string, { en: string }> })[];
+    };
+    // Fulfilment splits by fulfilment type and shipping method: "Delivery · Standard", not "Delivery" twice.
+    const fulfilment = page.waitForResponse((response) => response.url().includes('/admin/insights/reports/fulfilment?'));
+    await page.goto(`${base}/admin/app/insights/reports/fulfilment?last=365`);
+    const answer = (await (await fulfilment).json()) as Answer;
+    const dimensions = answer.columns.filter((column) => column.kind === 'dimension');
+    expect(dimensions.length).toBe(2);
+    const [first] = answer.rows;
+    const named = dimensions.map((dimension) => first.labels?.[dimension.name]?.en ?? String(first[dimension.name])).join(' · ');
+    const bars = page.locator('.chart[data-chart-kind="bar"]');
+    await bars.locator('canvas').waitFor();
+    const box = (await bars.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.6, box.y + 8 + (box.height - 40) / answer.rows.length / 2);
+    await expect.poll(() => bars.textContent()).toContain(named);
+
+    // Late orders: a count and a ratio over time; the tooltip gives each in its own unit (the rate as a percentage).
+    const late = page.waitForResponse((response) => response.url().includes('/admin/insights/reports/late_orders?'));
+    await page.goto(`${base}/admin/app/insights/reports/late_orders?last=365&grain=month`);
+    const lateAnswer = (await (await late).json()) as Answer;
+    const line = page.locator('.chart[data-chart-kind="line"]');
+    await line.locator('canvas').waitFor();
+    const lineBox = (await line.boundingBox())!;
+    await page.mouse.move(lineBox.x + lineBox.width * 0.5, lineBox.y + lineBox.height * 0.5);
+    await expect.poll(() => line.textContent()).toContain('On-time rate');
+    expect(await line.textContent()).toMatch(/On-time rate\s*[\d.]+%/);
+    // Each late order's status in words.
+    expect(lateAnswer.rows.length).toBeGreaterThan(0);
+    const statuses = await page.locator('[data-report="late_orders"] tbody tr td:nth-child(5)').allTextContents();
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.map((status) => status.trim())).toEqual(lateAnswer.rows.slice(0, statuses.length).map((row) => row.labels?.status?.en));
+    expect(statuses.every((status) => /^[A-Z][a-z]/.test(status))).toBe(true);
+    await shoot(page, 'ins-late-orders-en');
+  }, 60_000);
+
   it('in Arabic the Insights pages are right to left with Arabic labels', async () => {
     await page.getByRole('combobox', { name: 'Language', exact: true }).selectOption('ar');
     await expect.poll(() => page.evaluate(() => [document.documentElement.dir, document.documentElement.lang])).toEqual(['rtl', 'ar']);

@@ -491,6 +491,13 @@ describe('Insights report figures, recomputed from the raw records', () => {
     }
     expect(rows.map((row) => row.order)).toEqual([seeded.orders.O7.id, seeded.orders.O2.id, seeded.orders.O6.id]);
     expect(rows.find((row) => row.order === seeded.orders.O2.id)).toMatchObject({ late_by: 34200 });
+    // Each row's status is named in both languages, as the dashboard and the exports show it (O6 was collected since).
+    const labelled = response.rows as { order: string; status: string; labels: Record<string, unknown> }[];
+    expect(labelled.map((row) => [row.status, row.labels.status])).toEqual([
+      ['unfulfilled', { en: 'Not yet fulfilled', ar: 'لم يُنفَّذ بعد' }],
+      ['delivered', { en: 'Delivered', ar: 'تم التسليم' }],
+      ['delivered', { en: 'Delivered', ar: 'تم التسليم' }],
+    ]);
     const ascending = await run('late_orders', { ...range(R), sort: 'late_by' });
     expect(withoutLabels(ascending.rows).map((row) => row.order)).toEqual([seeded.orders.O6.id, seeded.orders.O2.id, seeded.orders.O7.id]);
   });

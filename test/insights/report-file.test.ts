@@ -66,6 +66,22 @@ describe('report files', () => {
     expect(jpy[1].slice(1, 3)).toEqual(['عود', '1234']);
   });
 
+  it('a named value that is no dimension (a late order’s status) is written by its name in the file’s language', async () => {
+    const columns: ReportColumnDoc[] = [
+      { name: 'order', kind: 'dimension', type: 'text', label_en: 'Order', label_ar: 'الطلب' },
+      { name: 'status', kind: 'measure', type: 'text', label_en: 'Status', label_ar: 'الحالة' },
+    ];
+    const rows: TableRow[] = [
+      { order: 'o-1', status: 'delivered', labels: { order: { en: '#1', ar: '#1' }, status: { en: 'Delivered', ar: 'تم التسليم' } } },
+      { order: 'o-2', status: 'unknown_status', labels: { order: { en: '#2', ar: '#2' } } },
+    ];
+    const csv = parse((await written({ format: 'csv', columns, language: 'ar' }, rows)).subarray(3).toString('utf8')) as string[][];
+    expect(csv.slice(1)).toEqual([
+      ['#1', 'تم التسليم'],
+      ['#2', 'unknown_status'],
+    ]);
+  });
+
   it('XLSX: a bold frozen header in Arabic, right to left, money as numbers in riyals, dates as dates, text never a formula', async () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(await xlsx({ language: 'ar' }));

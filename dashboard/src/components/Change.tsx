@@ -29,6 +29,8 @@ export function changeOf(value: unknown, before: unknown): number | null {
  */
 export function Change({ measure, value, before, type }: { measure: string; value: unknown; before: unknown; type: string }) {
   const { t, fmt } = useApp();
+  // A figure the compared range has none of (the open orders past their promise, counted now) has no change.
+  if (typeof before !== 'number') return null;
   const change = changeOf(value, before);
   const direction = change === null || change === 0 ? 'none' : change > 0 ? 'up' : 'down';
   const risingIsBad = LOWER_IS_BETTER.has(measure) || type === 'duration';

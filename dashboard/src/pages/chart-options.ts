@@ -19,64 +19,80 @@ export function sparklineOption(values: number[]): EChartsCoreOption {
   };
 }
 
-/** The report's series over time (and the compared range's, aligned by position). */
+/**
+ * The report's series over time (and the compared range's, aligned by position). Two measures of different
+ * kinds (late orders, a count, and the on-time rate, a ratio) each get an axis of their own.
+ */
 export function lineOption(report: ReportResponse, measures: Column[], lang: Lang, fmt: Formatter, t: T): EChartsCoreOption {
   const periods = report.series.map((point) => fmt.date(String(point.period).slice(0, 10)));
+  const types = [...new Set(measures.map((column) => column.type))];
   const series = measures.flatMap((column, index) => {
     const name = measures.length > 1 ? pick(lang, column, 'label') : t('chart.current');
-    const lines = [
-      {
-        name,
-        type: 'line',
-        data: report.series.map((point) => point[column.name] ?? 0),
-        showSymbol: false,
-        lineStyle: { width: 2 },
-        color: COLOURS[(index * 2) % 4],
-      },
-    ];
+    const line = (points: ReportResponse['series'], lineName: string, colour: string, dashed: boolean) => ({
+      name: lineName,
+      type: 'line',
+      yAxisIndex: types.indexOf(column.type),
+      data: points.map((point) => point[column.name] ?? 0),
+      showSymbol: false,
+      lineStyle: { width: 2, ...(dashed ? { type: 'dashed' } : {}) },
+      color: colour,
+      tooltip: { valueFormatter: (value: unknown) => fmt.value(value, column.type) },
+    });
+    const lines = [line(report.series, name, COLOURS[(index * 2) % 4], false)];
     if (report.compareSeries) {
-      lines.push({
-        name: `${measures.length > 1 ? `${name} · ` : ''}${t('chart.compare')}`,
-        type: 'line',
-        data: report.compareSeries.map((point) => point[column.name] ?? 0),
-        showSymbol: false,
-        lineStyle: { width: 2, type: 'dashed' } as never,
-        color: COLOURS[(index * 2 + 1) % 4],
-      });
+      const compared = `${measures.length > 1 ? `${name} · ` : ''}${t('chart.compare')}`;
+      lines.push(line(report.compareSeries, compared, COLOURS[(index * 2 + 1) % 4], true));
     }
     return lines;
   });
-  const type = measures[0]?.type ?? 'count';
   const rtl = lang === 'ar';
+  // The first axis on the reading side's start, a second on its end.
+  const start = rtl ? 'right' : 'left';
+  const end = rtl ? 'left' : 'right';
   return {
     animation: false,
     textStyle: { fontFamily: 'system-ui, sans-serif' },
-    tooltip: { trigger: 'axis', valueFormatter: (value: unknown) => fmt.value(value, type) },
-    legend: { top: 0, [rtl ? 'right' : 'left']: 0 },
-    grid: { left: rtl ? 24 : 8, right: rtl ? 8 : 24, top: 36, bottom: 8, containLabel: true },
+    tooltip: { trigger: 'axis' },
+    legend: { top: 0, [start]: 0 },
+    grid: { [start]: 8, [end]: types.length > 1 ? 8 : 24, top: 36, bottom: 8, containLabel: true },
     xAxis: { type: 'category', data: periods, inverse: rtl, boundaryGap: false },
-    yAxis: { type: 'value', position: rtl ? 'right' : 'left', axisLabel: { formatter: (value: number) => fmt.value(value, type) } },
+    yAxis: types.map((type, index) => ({
+      type: 'value',
+      position: index === 0 ? start : end,
+      ...(type === 'ratio' ? { min: 0, max: 1 } : type === 'count' ? { minInterval: 1 } : {}),
+      splitLine: { show: index === 0 },
+      axisLabel: { formatter: (value: number) => fmt.value(value, type) },
+    })),
     series,
   };
 }
 
-/** A ranked dimension: the page's rows as horizontal bars of one measure, the largest on top. */
-export function barOption(rows: Row[], dimension: Column, measure: Column, lang: Lang, fmt: Formatter): EChartsCoreOption {
+/**
+ * A ranked dimension: the page's rows as horizontal bars of one measure, the largest on top, each named by
+ * all its dimensions (fulfilment: "Delivery · Express").
+ */
+export function barOption(rows: Row[], dimensions: Column[], measure: Column, lang: Lang, fmt: Formatter): EChartsCoreOption {
   const top = rows.slice(0, 15);
   const rtl = lang === 'ar';
-  const labelOf = (row: Row) => row.labels?.[dimension.name]?.[lang] ?? fmt.value(row[dimension.name], dimension.type);
+  const labelOf = (row: Row) =>
+    dimensions.map((dimension) => row.labels?.[dimension.name]?.[lang] ?? fmt.value(row[dimension.name], dimension.type)).join(' · ');
   return {
     animation: false,
     textStyle: { fontFamily: 'system-ui, sans-serif' },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (value: unknown) => fmt.value(value, measure.type) },
     grid: { left: rtl ? 16 : 8, right: rtl ? 8 : 16, top: 8, bottom: 24, containLabel: true },
-    xAxis: { type: 'value', inverse: rtl, axisLabel: { formatter: (value: number) => fmt.value(value, measure.type) } },
+    xAxis: {
+      type: 'value',
+      inverse: rtl,
+      ...(measure.type === 'count' ? { minInterval: 1 } : {}),
+      axisLabel: { formatter: (value: number) => fmt.value(value, measure.type) },
+    },
     yAxis: {
       type: 'category',
       inverse: true,
       position: rtl ? 'right' : 'left',
       data: top.map(labelOf),
-      axisLabel: { width: 160, overflow: 'truncate' },
+      axisLabel: { width: 200, overflow: 'truncate' },
     },
     series: [{ name: pick(lang, measure, 'label'), type: 'bar', data: top.map((row) => row[measure.name] ?? 0), color: COLOURS[0] }],
   };

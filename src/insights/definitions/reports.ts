@@ -242,6 +242,16 @@ export function reportPermission(report: ReportName): Permission {
 }
 
 /** The table columns of the reports shaped by themselves that are not measures of the builder. */
+/** The late-orders table's `status` (an order's fulfilment status) as a merchant reads it. */
+export const FULFILMENT_STATUS_LABELS: Record<string, Bilingual> = {
+  unfulfilled: { en: 'Not yet fulfilled', ar: 'لم يُنفَّذ بعد' },
+  ready_for_pickup: { en: 'Ready for pickup', ar: 'جاهز للاستلام' },
+  shipped: { en: 'Shipped', ar: 'تم الشحن' },
+  delivered: { en: 'Delivered', ar: 'تم التسليم' },
+  returned: { en: 'Returned', ar: 'مُرتجع' },
+  cancelled: { en: 'Cancelled', ar: 'ملغى' },
+};
+
 export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'stock',

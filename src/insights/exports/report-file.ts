@@ -51,13 +51,10 @@ export function headerOf(column: ReportColumnDoc, language: Locale, currency: st
   return label;
 }
 
-/** What a cell shows of a row: a dimension's label in the language where it has one, else the value. */
+/** What a cell shows of a row: the value's name in the language where it has one (a product, a status), else the value. */
 function valueOf(column: ReportColumnDoc, row: TableRow, language: Locale): unknown {
-  if (column.kind === 'dimension') {
-    const label = row.labels?.[column.name];
-    if (label) return label[language];
-  }
-  return row[column.name];
+  const label = row.labels?.[column.name];
+  return label ? label[language] : row[column.name];
 }
 
 export function openReportFile(options: ReportFileOptions): ReportFile {

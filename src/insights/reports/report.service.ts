@@ -8,7 +8,14 @@ import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
 import { dimensionNamed, type TimeGrain } from '../definitions/dimensions.js';
 import { emptyValueOf, measureNamed, type MeasureDef } from '../definitions/measures.js';
-import { REPORT_COLUMNS, REPORT_DIMENSIONS, REPORTS, type ReportDef, type ReportName } from '../definitions/reports.js';
+import {
+  FULFILMENT_STATUS_LABELS,
+  REPORT_COLUMNS,
+  REPORT_DIMENSIONS,
+  REPORTS,
+  type ReportDef,
+  type ReportName,
+} from '../definitions/reports.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { QueryEngine, type Filter, type QuerySpec, type Row } from '../query/query-engine.js';
@@ -551,7 +558,10 @@ export class ReportService {
       rows: rows.slice(0, request.page.limit).map(({ id, number, ...row }) => ({
         order: id,
         ...row,
-        labels: { order: { en: `#${number}`, ar: `#${number}` } },
+        labels: {
+          order: { en: `#${number}`, ar: `#${number}` },
+          ...(FULFILMENT_STATUS_LABELS[row.status] ? { status: FULFILMENT_STATUS_LABELS[row.status] } : {}),
+        },
       })),
       more: rows.length > request.page.limit,
       totals: { open_past_promise: Number(open[0].count) },

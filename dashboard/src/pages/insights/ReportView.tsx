@@ -24,7 +24,7 @@ function seriesMeasures(data: ReportResponse): Column[] {
 
 /**
  * The chart that suits an answer (`chartKindOf`): a line over its series, bars of `ranked` (the measure the
- * rows are sorted by) for its first dimension, the cohorts' heat map or the funnel's steps; none for a table.
+ * rows are sorted by) for its rows, the cohorts' heat map or the funnel's steps; none for a table.
  */
 export function ReportChart({ data, title, ranked }: { data: ReportResponse; title: string; ranked?: Column }) {
   const { t, lang, fmt } = useApp();
@@ -38,9 +38,9 @@ export function ReportChart({ data, title, ranked }: { data: ReportResponse; tit
           ? { option: lineOption(data, seriesMeasures(data).slice(0, 2), lang, fmt, t) }
           : null;
       case 'bar':
-        return dimensions[0] && measure && data.rows.length > 0
+        return dimensions.length > 0 && measure && data.rows.length > 0
           ? {
-              option: barOption(data.rows, dimensions[0], measure, lang, fmt),
+              option: barOption(data.rows, dimensions, measure, lang, fmt),
               region: t('chart.top', { count: fmt.number(Math.min(15, data.rows.length)), measure: pick(lang, measure, 'label') }),
               subject: `${title} · ${pick(lang, measure, 'label')}`,
             }
@@ -78,7 +78,7 @@ export function Totals({ data }: { data: ReportResponse }) {
           <div key={column.name}>
             <dt>{pick(lang, column, 'label')}</dt>
             <dd>{fmt.value(data.totals[column.name], column.type)}</dd>
-            {data.compareTotals ? (
+            {typeof data.compareTotals?.[column.name] === 'number' ? (
               <dd>
                 <Change
                   measure={column.name}
@@ -96,9 +96,10 @@ export function Totals({ data }: { data: ReportResponse }) {
 }
 
 /**
- * An answer's rows, dimensions by their names in the member's language and figures formatted; its measure
- * headers sort (`sort`: `-measure` largest first, `measure` smallest first; `onSort` the next one). Columns
- * no row carries (the funnel's and late orders' totals) are the totals', not the table's.
+ * An answer's rows, values that have names (dimensions, a late order's status) by those names in the member's
+ * language and figures formatted; its measure headers sort (`sort`: `-measure` largest first, `measure`
+ * smallest first; `onSort` the next one). Columns no row carries (the funnel's and late orders' totals) are
+ * the totals', not the table's.
  */
 export function ReportTable({
   title,
@@ -133,10 +134,7 @@ export function ReportTable({
           return {
             header: pick(lang, column, 'label'),
             numeric: column.kind === 'measure',
-            cell: (row: Row) =>
-              column.kind === 'dimension' && row.labels?.[column.name]
-                ? row.labels[column.name][lang]
-                : fmt.value(row[column.name], column.type),
+            cell: (row: Row) => (row.labels?.[column.name] ? row.labels[column.name][lang] : fmt.value(row[column.name], column.type)),
             sort:
               column.kind === 'measure' && (sortable?.includes(column.name) ?? true)
                 ? { order, toggle: () => onSort(order === 'descending' ? column.name : `-${column.name}`) }
