@@ -23,7 +23,7 @@ const LOWER_IS_BETTER = new Set([
 ]);
 
 /** `value`'s change against `before` as a share of it; none where either is missing or `before` is zero. */
-export function changeOf(value: unknown, before: unknown): number | null {
+function changeOf(value: unknown, before: unknown): number | null {
   return typeof value === 'number' && typeof before === 'number' && before !== 0 ? (value - before) / Math.abs(before) : null;
 }
 

@@ -76,7 +76,7 @@ export function usePaged<T>(path: string | null, limit = 25): Loaded<Page<T>> & 
 }
 
 /** `path` with a page's `limit` and `cursor` in its query. */
-function pagePath(path: string, limit: number, cursor?: string | null): string {
+export function pagePath(path: string, limit: number, cursor?: string | null): string {
   const separator = path.includes('?') ? '&' : '?';
   return `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
 }

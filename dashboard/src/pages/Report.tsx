@@ -5,7 +5,7 @@ import { useApp } from '../lib/app-context.js';
 import { findReport, reportTitle } from '../lib/reports.js';
 import { navigate, withQuery } from '../lib/router.js';
 import type { ReportResponse } from '../lib/types.js';
-import { useCursors, useLoad } from '../lib/load.js';
+import { pagePath, useCursors, useLoad } from '../lib/load.js';
 import { ReportFilters, reportBodyParams } from './insights/ReportFilters.js';
 import { ReportChart, ReportTable, Totals } from './insights/ReportView.js';
 import { StartExport } from './insights/shared.js';
@@ -20,11 +20,10 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
   const limit = PAGE_SIZES.includes(query.get('limit') ?? '') ? query.get('limit')! : '25';
   const params = rangeParams(query);
   if (sort) params.set('sort', sort);
-  params.set('limit', limit);
-  const base = params.toString();
+  const report = `/admin/insights/reports/${name}?${params}`;
   // A new range, sort or page size starts again from the first page.
-  const { cursor, paging } = useCursors(`${name}?${base}`);
-  const path = entry ? `/admin/insights/reports/${name}?${base}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}` : null;
+  const { cursor, paging } = useCursors(`${report}&limit=${limit}`);
+  const path = entry ? pagePath(report, Number(limit), cursor) : null;
   const { data, error, loading } = useLoad<ReportResponse>(path);
   if (!entry) return <p role="alert">{t('report.notFound')}</p>;
   const title = t(reportTitle(name));
