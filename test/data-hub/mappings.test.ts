@@ -192,6 +192,43 @@ describe('data hub structures, transforms and versioned mappings (contract secti
     expect(ok(await call(owner, 'GET', `${BASE}/${created.id}`)).version).toBe(1);
   });
 
+  it('refuses with mapping_invalid, naming the argument, a regular expression RE2 cannot run; takes those JavaScript took forever on', async () => {
+    const regexField = (target: string, source: string, args: Record<string, unknown>) => ({
+      target,
+      source,
+      transforms: [{ name: 'regex_replace', args: { replacement: '', ...args } }],
+    });
+    const invalid = expectProblem(
+      await call(owner, 'POST', BASE, {
+        name: 'Patterns',
+        structure: 'stock',
+        direction: 'import',
+        fields: [regexField('sku', 'SKU', { pattern: 'SKU-(?=\\d)' }), regexField('stock', 'Qty', { pattern: '\\d', flags: 'gu' })],
+      }),
+      400,
+      'mapping_invalid',
+    );
+    expect(invalid.errors.map((error: { field: string; code: string }) => `${error.field} ${error.code}`)).toEqual([
+      'fields[0].transforms[0].args.pattern pattern_unsupported',
+      'fields[1].transforms[0].args.flags flags_invalid',
+    ]);
+    expect(invalid.errors[0].message_en).toContain('RE2');
+    expect(invalid.errors[0].message_ar).toMatch(ARABIC);
+    const saved = ok(
+      await call(owner, 'POST', BASE, {
+        name: 'Patterns',
+        structure: 'stock',
+        direction: 'import',
+        fields: [
+          regexField('sku', 'SKU', { pattern: '(a|a)*b|\\p{Script=Arabic}+' }),
+          regexField('stock', 'Qty', { pattern: '(\\d+\\s?)+$' }),
+        ],
+      }),
+      201,
+    );
+    expect(saved.fields[0].transforms[0].args.pattern).toBe('(a|a)*b|\\p{Script=Arabic}+');
+  });
+
   it('checks permissions, refuses support writes, and hides other stores’ mappings', async () => {
     const created = ok(
       await call(owner, 'POST', BASE, { name: 'Mine', structure: 'stock', direction: 'import', fields: STOCK_FIELDS }),

@@ -1,15 +1,16 @@
 import { Ajv } from 'ajv';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyTransforms,
   checkTransformArgs,
   isEmptyCell,
-  nestsRepetition,
   TransformError,
   transformNamed,
   TRANSFORMS,
   type CellValue,
 } from '../../src/data-hub/mappings/transforms.js';
+import { ARABIC } from '../support/problem.js';
 
 const CONTRACT_TRANSFORMS = [
   'trim',
@@ -222,6 +223,79 @@ describe('value transforms', () => {
     expect(run('regex_replace', 12345, { pattern: '(\\d{3})$', replacement: '-$1' })).toBe('12-345');
     expect(run('regex_replace', null, { pattern: '^$', replacement: 'x' })).toBeNull();
     expect(run('regex_replace', ['a1', 'b2'], { pattern: '\\d', replacement: '' })).toEqual(['a', 'b']);
+  });
+});
+
+describe('regular expressions, run by RE2', () => {
+  const replace = (value: CellValue, pattern: string, replacement: string, flags?: string) =>
+    run('regex_replace', value, { pattern, replacement, ...(flags === undefined ? {} : { flags }) });
+
+  it('reads the JavaScript spellings RE2 writes otherwise with their JavaScript meaning', () => {
+    expect(replace('عطر Oud', '\\p{sc=Arabic}+', 'x')).toBe('x Oud');
+    expect(replace('عطر Oud', '\\P{Script=Arabic}+', '')).toBe('عطر');
+    expect(replace('Oud ١٢ 3', '\\p{gc=Nd}', '#')).toBe('Oud ## #');
+    expect(replace('Oud ١٢', '\\p{General_Category=Letter}+|\\p{Decimal_Number}', '-')).toBe('- --');
+    expect(replace('aB', '\\p{Lowercase_Letter}', '_')).toBe('_B');
+    expect(replace('١-2', '\\u0661|\\u{32}', 'n')).toBe('n-n');
+    expect(replace('a😀b', '\\uD83D\\uDE00', '')).toBe('ab');
+    // JavaScript's \s is every Unicode space (here no-break, ideographic and BOM); RE2's own is ASCII only.
+    expect(replace('a\u00a0b\u3000c\ufeffd e', '\\s', '_')).toBe('a_b_c_d_e');
+    expect(replace('a\u00a0b\n', '[^\\S\\n]', '_')).toBe('a_b\n');
+    expect(replace('a\u00a0b', '\\S', '.')).toBe('.\u00a0.');
+    expect(replace('a\u00a0b-', '[\\S-]+', '.')).toBe('.\u00a0.');
+    expect(replace('x]y', '[]x]', '')).toBe('y');
+    expect(replace('a:b', '[[:alpha:]]', '?')).toBe('?:?');
+    expect(replace('a.b', '\\Q.\\E', '\\s')).toBe('a\\sb');
+    expect(replace('Size: XL', '(?P<size>X+)L', '$<size>')).toBe('Size: X');
+  });
+
+  it('replaces exactly as JavaScript does wherever both engines read a pattern alike', () => {
+    const patterns = [
+      'a',
+      '(a)(b)?',
+      '(?<x>a|b)c?',
+      'b*',
+      '^a|b$',
+      '(?:ab)+',
+      '\\d+',
+      '[^a]',
+      '(a)|(b)|(c)',
+      '\\bab',
+      '$',
+      '(a)(a)(a)(a)(a)(a)(a)(a)(a)(a)(a)',
+    ];
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '1', ' ', 'é', '😀', '\n'), maxLength: 20 });
+    const replacement = fc.string({ unit: fc.constantFrom('$', '1', '0', '2', '&', '`', "'", '<', '>', 'x', 'n'), maxLength: 10 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...patterns),
+        text,
+        replacement,
+        fc.constantFrom('g', '', 'gi', 'm', 'gms'),
+        (pattern, value, template, flags) => {
+          const expected = /^\s*$/u.test(value) ? value : value.replace(new RegExp(pattern, `${flags}u`), template);
+          expect(replace(value, pattern, template, flags)).toBe(expected);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('matches in time linear in the value whatever the pattern, and bounds what linear cannot', () => {
+    for (const pattern of ['(a|a)*b', '(a|aa)*b', 'a*a*a*a*a*a*b', '(a+)+$', '(\\w+\\s?)*$x']) {
+      const started = performance.now();
+      expect(replace('a'.repeat(15_000), pattern, 'x')).toBe(pattern === '(a+)+$' ? 'x' : 'a'.repeat(15_000));
+      expect(performance.now() - started, pattern).toBeLessThan(200);
+    }
+    // Time grows with the pattern's size too: a large pattern takes shorter values.
+    const large = { pattern: '[ab]{0,100}c', replacement: '' };
+    expect(run('regex_replace', 'ab'.repeat(600), large)).toBe('ab'.repeat(600));
+    expect(codeOf('regex_replace', 'ab'.repeat(700), large)).toBe('value_too_long_for_pattern');
+    // Each search is linear, but a*b|a searches the rest of the value again after each one-letter match.
+    const started = performance.now();
+    expect(codeOf('regex_replace', 'a'.repeat(30_000), { pattern: 'a*b|a', replacement: '' })).toBe('pattern_too_slow');
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(codeOf('regex_replace', 'ab'.repeat(1_000), { pattern: '(?:)', replacement: "$'" })).toBe('result_too_long');
   });
 });
 
@@ -443,27 +517,57 @@ describe('args checks', () => {
     expect(unknown.message_en).toBe('"lang" is not a setting of slugify.');
   });
 
-  it('refuses patterns that do not compile, nest repetition, are too long or carry unknown flags', () => {
+  it('refuses patterns RE2 cannot compile, express or run small, too long or with unknown flags, naming the argument', () => {
     expect(argErrors('regex_replace', { pattern: '(', replacement: '' })).toEqual(['args.pattern pattern_invalid']);
     expect(argErrors('regex_replace', { pattern: '\\p{Nope}', replacement: '' })).toEqual(['args.pattern pattern_invalid']);
-    expect(argErrors('regex_replace', { pattern: '(a+)+$', replacement: '' })).toEqual(['args.pattern pattern_unsafe']);
-    expect(argErrors('regex_replace', { pattern: '^(\\w+\\s?)*$', replacement: '' })).toEqual(['args.pattern pattern_unsafe']);
+    expect(argErrors('regex_replace', { pattern: '\\p{Script_Extensions=Arabic}', replacement: '' })).toEqual([
+      'args.pattern pattern_invalid',
+    ]);
+    expect(argErrors('regex_replace', { pattern: '(a)\\1', replacement: '' })).toEqual(['args.pattern pattern_unsupported']);
+    expect(argErrors('regex_replace', { pattern: '(?<w>a)\\k<w>', replacement: '' })).toEqual(['args.pattern pattern_unsupported']);
+    for (const lookaround of ['a(?=b)', 'a(?!b)', '(?<=a)b', '(?<!a)b']) {
+      expect(argErrors('regex_replace', { pattern: lookaround, replacement: '' }), lookaround).toEqual([
+        'args.pattern pattern_unsupported',
+      ]);
+    }
+    expect(argErrors('regex_replace', { pattern: '[a-z]{0,600}', replacement: '' })).toEqual(['args.pattern pattern_too_large']);
     expect(argErrors('regex_replace', { pattern: 'x'.repeat(201), replacement: '' })).toEqual(['args.pattern arg_too_long']);
     expect(argErrors('regex_replace', { pattern: 'a', replacement: '', flags: 'gy' })).toEqual(['args.flags flags_invalid']);
     expect(argErrors('regex_replace', { pattern: 'a', replacement: '', flags: 'gg' })).toEqual(['args.flags flags_invalid']);
     expect(argErrors('regex_replace', { pattern: 'a' })).toEqual(['args.replacement arg_required']);
+    // Linear matching makes nested repetition harmless: these were refused while patterns ran on JavaScript's engine.
+    expect(argErrors('regex_replace', { pattern: '(a+)+$', replacement: '' })).toEqual([]);
+    expect(argErrors('regex_replace', { pattern: '^(\\w+\\s?)*$', replacement: '' })).toEqual([]);
+
     const [invalid] = checkTransformArgs('regex_replace', { pattern: '[a-', replacement: '' });
     expect(invalid.message_en).toMatch(/^The pattern is not a valid regular expression/);
     expect(invalid.message_ar).toMatch(/^النمط ليس تعبيراً نمطياً صالحاً/);
+    const [property] = checkTransformArgs('regex_replace', { pattern: '\\p{Nope}', replacement: '' });
+    expect(property.message_en).toContain('\\p{Arabic} or \\p{Script=Arabic}');
+    const [backreference] = checkTransformArgs('regex_replace', { pattern: '(a)\\1', replacement: '' });
+    expect(backreference.message_en).toMatch(/cannot refer back to a group as \\1 does.*use \$1 or \$<name> in replacement/);
+    expect(backreference.message_ar).toMatch(ARABIC);
+    const [lookahead] = checkTransformArgs('regex_replace', { pattern: 'price(?=:)', replacement: '' });
+    expect(lookahead.message_en).toMatch(/cannot look around a match as \(\?=…\) does.*pattern "price\(:\)" with replacement "cost\$1"/);
+    expect(lookahead.message_ar).toMatch(ARABIC);
+    const [large] = checkTransformArgs('regex_replace', { pattern: '[a-z]{0,600}', replacement: '' });
+    expect(large.message_en).toMatch(/^The pattern is too large .*: 120\d steps, at most 1000/);
   });
 
-  it('tells nested repetition from safe patterns', () => {
-    for (const unsafe of ['(a+)+', '(a*)*', '((ab)+){2,}', '(?:\\d+,?)+', '(x{2,5})*', '(?<w>\\w+)+?', '(a(b+))*']) {
-      expect(nestsRepetition(unsafe), unsafe).toBe(true);
-    }
-    for (const safe of ['a+b+', '(ab)+', '(a+)?', '(\\d+),(\\d+)', '[(a+)+]', '\\(a+\\)+', '(a{1,1})+', '(?:-)+', '\\u{1F600}+']) {
-      expect(nestsRepetition(safe), safe).toBe(false);
-    }
+  it('refuses a pattern saved before it ran on RE2 row by row, with the reason the mapping check now gives', () => {
+    const failure = (args: object) => {
+      try {
+        applyTransforms('a:b', [{ name: 'regex_replace', args }]);
+      } catch (error) {
+        return (error as TransformError).failure;
+      }
+      throw new Error('accepted');
+    };
+    expect(failure({ pattern: 'a(?=:)', replacement: '' })).toMatchObject({
+      code: 'pattern_unsupported',
+      message_ar: expect.stringMatching(ARABIC),
+    });
+    expect(failure({ pattern: '\\cJ', replacement: '' })).toMatchObject({ code: 'pattern_invalid' });
   });
 
   it('checks separators, date formats, the timezone and map keys beyond the schema', () => {
