@@ -7,7 +7,7 @@ import { createValidationPipe } from './common/errors/validation.js';
 import { registerDashboardWeb } from './dashboard-web/dashboard-web.js';
 import type { AppConfig } from './infra/config/app-config.js';
 import type { DatabaseConnection } from './infra/database/database-connection.js';
-import { answerClientError } from './infra/http/client-errors.js';
+import { answerClientError, trackRequestTargets } from './infra/http/client-errors.js';
 import { registerJsonBodyParser } from './infra/http/json-body-parser.js';
 import { registerOpenApi } from './infra/http/openapi.js';
 import { requestIdFor } from './infra/http/request-id.js';
@@ -43,8 +43,10 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
   registerJsonBodyParser(fastify);
   await app.register(fastifyCookie);
   fastify.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
+    // Every answer says what it is: no browser reads a JSON body or a download as a script or a page.
+    reply.header('X-Request-Id', request.id).header('X-Content-Type-Options', 'nosniff');
   });
+  trackRequestTargets(fastify);
   registerRequestGuards(fastify);
   // The dashboard web app's page and assets (not the API): /admin/, /admin/app/*, /admin/assets/*.
   registerDashboardWeb(fastify, config.dashboardDir);

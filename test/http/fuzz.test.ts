@@ -2,17 +2,19 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signedUp } from '../account/helpers.js';
+import { addStaff, staffToken } from '../support/dashboard.js';
 import { issueKey, mint } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { expectProblem, sendRaw } from '../support/problem.js';
 import type { ResponseLike } from '../support/responses.js';
 
 /**
- * Property-based: requests generated from the service's own OpenAPI document, for every operation,
- * valid and hostile (lone surrogates, NUL, huge numbers, nulls, wrong types, prototype keys, over-long
- * and Arabic text), with and without credentials. No answer may be a 5xx, and every refusal must be
- * the contract's problem document. Reproduce a failure with FUZZ_SEED=<seed printed by fast-check>;
- * FUZZ_BUDGET_MS bounds the whole run (default 40 s, split over the operations), FUZZ_RUNS the requests per
+ * Property-based: requests generated from the service's own OpenAPI document, for every operation of
+ * both APIs, valid and hostile (lone surrogates, NUL, huge numbers, nulls, wrong types, prototype keys,
+ * over-long and Arabic text, values and whole bodies nested deeper than the body's limit), with and
+ * without credentials: a shopper's or an anonymous session's on the storefront, the store owner's under
+ * /admin. No answer may be a 5xx, and every refusal must be the contract's problem document. Reproduce
+ * a failure with FUZZ_SEED=<seed printed by fast-check>; FUZZ_BUDGET_MS bounds the whole run (default 40 s, split over the operations), FUZZ_RUNS the requests per
  * operation (default 250).
  */
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
@@ -47,7 +49,7 @@ interface Operation {
   path: string;
   parameters: Parameter[];
   body?: Schema;
-  credential: 'apiKey' | 'bearer' | 'none';
+  credential: 'apiKey' | 'bearer' | 'adminBearer' | 'none';
 }
 interface GeneratedRequest {
   method: string;
@@ -69,6 +71,10 @@ const HOSTILE_STRINGS = [
   '%00',
   '\u202e',
 ];
+/** `depth` objects (or lists) inside one another: past the body's limit of 64 wherever it is put. */
+const nested = (depth: number, open: string, close: string) => JSON.parse(`${open.repeat(depth)}1${close.repeat(depth)}`);
+/** A whole body as deep as a careless or hostile client makes one: refused before it is walked. */
+const DEEP_BODY = `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`;
 const HOSTILE_VALUES: unknown[] = [
   ...HOSTILE_STRINGS,
   null,
@@ -84,6 +90,8 @@ const HOSTILE_VALUES: unknown[] = [
   {},
   [null],
   JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}'),
+  nested(70, '{"a":', '}'),
+  nested(70, '[', ']'),
 ];
 /** Already percent-encoded: a lone surrogate or NUL cannot go through encodeURIComponent. */
 const HOSTILE_QUERY = [
@@ -106,6 +114,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
   let key: string;
   let token: string;
   let shopperToken: string;
+  let ownerToken: string;
   let slugs: string[];
 
   beforeAll(async () => {
@@ -114,6 +123,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
     key = (await issueKey(t.app, store.storeId, { rateLimitPerMinute: 1_000_000 })).key;
     token = (await mint(t.app, key)).json().accessToken;
     shopperToken = (await signedUp(t, { ...store, key })).token;
+    ownerToken = await staffToken(t.app, await addStaff(t.app, store.storeId, 'owner'));
     const products = (
       await t.app.inject({ method: 'GET', url: '/v1/catalogue/products', headers: { authorization: `Bearer ${token}` } })
     ).json();
@@ -130,11 +140,9 @@ describe('fuzzing every operation of the OpenAPI document', () => {
         path,
         parameters: operation.parameters ?? [],
         body: operation.requestBody?.content?.['application/json']?.schema,
-        credential: operation.security?.some((rule: object) => 'apiKey' in rule)
-          ? 'apiKey'
-          : operation.security?.some((rule: object) => 'bearer' in rule)
-            ? 'bearer'
-            : 'none',
+        credential:
+          (['apiKey', 'bearer', 'adminBearer'] as const).find((scheme) => operation.security?.some((rule: object) => scheme in rule)) ??
+          (path.startsWith('/admin/') ? 'adminBearer' : 'none'),
       })),
     );
   });
@@ -209,6 +217,13 @@ describe('fuzzing every operation of the OpenAPI document', () => {
     );
   }
 
+  /** The bearer token a request is signed in with: never one it would sign out, which the rest of the run needs. */
+  function sessionFor(operation: Operation, credentials: string): string {
+    if (operation.path.endsWith('/sign-out')) return token;
+    if (operation.credential === 'adminBearer') return ownerToken;
+    return credentials === 'shopper' ? shopperToken : token;
+  }
+
   function requestFor(operation: Operation): fc.Arbitrary<GeneratedRequest> {
     const path = operation.parameters.filter((parameter) => parameter.in === 'path');
     const query = operation.parameters.filter((parameter) => parameter.in === 'query');
@@ -229,7 +244,7 @@ describe('fuzzing every operation of the OpenAPI document', () => {
         extraQuery: rarely(fc.constantFrom('unknown=1', 'limit=1&limit=2', '__proto__=x', 'constructor[prototype]=1')),
         credentials: fc.constantFrom('anonymous', 'shopper', 'shopper', 'none', 'garbage'),
         body: body ? fc.oneof(valueFor(body, false), valueFor(body, false), valueFor(body, true)) : fc.constant(undefined),
-        encoding: fc.constantFrom('json', 'json', 'json', 'json', 'truncated', 'text/plain', 'none'),
+        encoding: fc.constantFrom('json', 'json', 'json', 'json', 'truncated', 'text/plain', 'deep', 'none'),
       })
       .map(({ path: pathValues, query: queryValues, extraQuery, credentials, body: payload, encoding }) => {
         let url = operation.path;
@@ -238,22 +253,20 @@ describe('fuzzing every operation of the OpenAPI document', () => {
         if (extraQuery) pairs.push(extraQuery);
         if (pairs.length > 0) url += `?${pairs.join('&')}`;
         const headers: Record<string, string> = { 'idempotency-key': randomUUID() };
-        // Signing the shopper's session out would leave the rest of the run anonymous.
-        const bearer = credentials === 'shopper' && operation.path !== '/v1/account/sign-out' ? shopperToken : token;
         const secret =
-          credentials === 'none' || credentials === 'garbage' ? 'garbage.not.valid' : operation.credential === 'apiKey' ? key : bearer;
+          credentials === 'none' || credentials === 'garbage'
+            ? 'garbage.not.valid'
+            : operation.credential === 'apiKey'
+              ? key
+              : sessionFor(operation, credentials);
         if (credentials !== 'none')
           headers[operation.credential === 'apiKey' ? 'x-api-key' : 'authorization'] =
             operation.credential === 'apiKey' ? secret : `Bearer ${secret}`;
         if (payload === undefined || encoding === 'none') return { method: operation.method, url, headers };
         const json = JSON.stringify(payload);
         headers['content-type'] = encoding === 'text/plain' ? 'text/plain' : 'application/json';
-        return {
-          method: operation.method,
-          url,
-          headers,
-          payload: encoding === 'truncated' ? json.slice(0, Math.max(1, json.length - 1)) : json,
-        };
+        const bodies = { truncated: json.slice(0, Math.max(1, json.length - 1)), deep: DEEP_BODY };
+        return { method: operation.method, url, headers, payload: encoding in bodies ? bodies[encoding as keyof typeof bodies] : json };
       });
   }
 
@@ -264,9 +277,12 @@ describe('fuzzing every operation of the OpenAPI document', () => {
     if (response.statusCode >= 400) expectProblem(response, response.statusCode, JSON.parse(response.body).code);
   }
 
-  it('covers every operation of the document', () => {
+  it('covers every operation of the document, those of /admin signed in as the owner', () => {
     expect(operations.length).toBeGreaterThanOrEqual(30);
     expect(operations.filter((operation) => operation.body).length).toBeGreaterThanOrEqual(14);
+    const admin = operations.filter((operation) => operation.path.startsWith('/admin/'));
+    expect(admin.length).toBeGreaterThanOrEqual(40);
+    expect(admin.filter((operation) => operation.credential !== 'adminBearer')).toEqual([]);
   });
 
   it(

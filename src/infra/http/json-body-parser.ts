@@ -14,6 +14,12 @@ export const FORM_BODY_ROUTE = 'formBody';
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
+ * How deep a body may nest objects and lists. Nothing the API reads nests half as deep; past it, the
+ * checks below and the DTO's validation would walk a body as deep as the body limit lets it be.
+ */
+export const BODY_MAX_DEPTH = 64;
+
+/**
  * JSON is the only body the API reads (anything else is 415), but for file uploads and the form routes. An empty body counts as no body, so a
  * cookie refresh can be a bare POST; a body must be a JSON object. Text PostgreSQL cannot store (NUL,
  * lone UTF-16 surrogates) and prototype keys are refused here, naming the field, for every route.
@@ -24,6 +30,16 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
   fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
+    // Read before parsing: a megabyte of `[` would otherwise be built into a million nested lists first.
+    if (nestsDeeperThan(text, BODY_MAX_DEPTH)) {
+      return done(
+        invalidField('(body)', 'maxDepth', {
+          en: `The body must not nest objects and lists more than ${BODY_MAX_DEPTH} deep.`,
+          ar: `يجب ألا يتداخل في المحتوى أكثر من ${BODY_MAX_DEPTH} مستوى من الكائنات والقوائم.`,
+        }),
+        undefined,
+      );
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -67,7 +83,27 @@ function routeFlag(request: FastifyRequest, flag: typeof RAW_BODY_ROUTE | typeof
   return (request.routeOptions.config as { [key in typeof flag]?: boolean } | undefined)?.[flag] === true;
 }
 
-/** The first field, depth first, whose key or text the service refuses whatever the route. */
+/** Whether JSON text opens more than `limit` objects and lists inside one another (brackets in strings are text). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') {
+      inString = true;
+    } else if (char === '{' || char === '[') {
+      if (++depth > limit) return true;
+    } else if (char === '}' || char === ']') {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** The first field, depth first, whose key or text the service refuses whatever the route (the body's depth is bounded). */
 function refusal(value: unknown, path: string): ApiError | null {
   if (typeof value === 'string') {
     const problem = textProblem(value);

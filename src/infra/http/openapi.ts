@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { BODY_MAX_DEPTH } from './json-body-parser.js';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -13,6 +14,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'named in `x-required-scope`. Every failure is an RFC 9457 problem document with `code`, `message_en`, `message_ar` and `requestId`.',
         'A field sent as `null` is accepted only where the schema allows `null` (it then clears the value); anywhere else it is refused',
         'with 400 `VALIDATION_FAILED` naming the field, like any other invalid value. Leave a field out to take its default.',
+        `A JSON body may nest objects and lists at most ${BODY_MAX_DEPTH} deep; a deeper one is refused with 400 \`VALIDATION_FAILED\``,
+        '(`validation_failed` under /admin) naming the field `(body)`.',
       ].join(' '),
     )
     .setVersion('1')
