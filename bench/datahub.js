@@ -73,8 +73,9 @@ const settings = {
   pollMs: 200,
   rssSampleMs: 100,
   activitySampleMs: 250,
+  healthPollMs: 20,
 };
-const AIMS = { runOfCopy: 0.25, peakRssMB: 300, firstRowsPreviewSeconds: 2, previewOfRun: 1 / 3 };
+const AIMS = { runOfCopy: 0.25, peakRssMB: 300, firstRowsPreviewSeconds: 2, previewOfRun: 1 / 3, healthLiveMaxMs: 100 };
 const HUB = '/admin/data-hub';
 const COPY_TABLE = 'bench_copy';
 const COPY_SQL = `copy ${COPY_TABLE} (sku, product, price, stock) from stdin with (format csv, header)`;
@@ -373,7 +374,9 @@ async function measureFile(url, pid, admin, flow, kind, file) {
   if (out.copy.rows !== file.rows) fail(`${kind}: COPY took ${out.copy.rows} rows of ${file.rows}`);
 
   busy = await backgroundCpuPercent();
-  const first = await measured(url, pid, () => request(admin, 'POST', runs, { body: { preview: true, firstRows: settings.firstRows } }));
+  const first = await measured(url, pid, admin, () =>
+    request(admin, 'POST', runs, { body: { preview: true, firstRows: settings.firstRows } }),
+  );
   const firstAnswer = first.value;
   out.firstRowsPreview = {
     status: firstAnswer.status,
@@ -406,7 +409,7 @@ async function measureFile(url, pid, admin, flow, kind, file) {
   }
 
   busy = await backgroundCpuPercent();
-  const preview = await measured(url, pid, () => request(admin, 'POST', runs, { body: { preview: true } }));
+  const preview = await measured(url, pid, admin, () => request(admin, 'POST', runs, { body: { preview: true } }));
   const previewAnswer = preview.value;
   if (previewAnswer.status !== 200)
     throw new Error(`${kind}: the preview answered ${previewAnswer.status}: ${JSON.stringify(previewAnswer.body).slice(0, 500)}`);
@@ -420,7 +423,9 @@ async function measureFile(url, pid, admin, flow, kind, file) {
     ...preview.stats,
     backgroundCpuPercentBefore: busy,
   };
-  log(`${kind} preview: ${out.preview.seconds} s, ${JSON.stringify(out.preview.counts)}; peak RSS ${out.preview.peakRssMB} MB`);
+  log(
+    `${kind} preview: ${out.preview.seconds} s, ${JSON.stringify(out.preview.counts)}; peak RSS ${out.preview.peakRssMB} MB; /health/live ${JSON.stringify(out.preview.healthLive)}`,
+  );
   if (previewAnswer.body.status !== 'succeeded')
     fail(`${kind}: the preview ${previewAnswer.body.status}: ${JSON.stringify(previewAnswer.body.error)}`);
 
@@ -433,7 +438,7 @@ async function measureFile(url, pid, admin, flow, kind, file) {
 
   busy = await backgroundCpuPercent();
   const started = performance.now();
-  const queued = await measured(url, pid, () => runToEnd(admin, runs, kind, started));
+  const queued = await measured(url, pid, admin, () => runToEnd(admin, runs, kind, started));
   const doc = queued.value.doc;
   const wallSeconds = (queued.value.observedAt - started) / 1000;
   const recordedSeconds = (Date.parse(doc.finishedAt) - Date.parse(doc.startedAt)) / 1000;
@@ -463,7 +468,7 @@ async function measureFile(url, pid, admin, flow, kind, file) {
     backgroundCpuPercentBefore: busy,
   };
   log(
-    `${kind} run: ${doc.status}, ${JSON.stringify(doc.counts)}; service ${out.run.serviceSeconds} s (${out.run.rowsPerSecond.service} rows/s), wall ${out.run.wallSeconds} s (${out.run.rowsPerSecond.wall} rows/s); peak RSS ${out.run.peakRssMB} MB`,
+    `${kind} run: ${doc.status}, ${JSON.stringify(doc.counts)}; service ${out.run.serviceSeconds} s (${out.run.rowsPerSecond.service} rows/s), wall ${out.run.wallSeconds} s (${out.run.rowsPerSecond.wall} rows/s); peak RSS ${out.run.peakRssMB} MB; /health/live ${JSON.stringify(out.run.healthLive)}`,
   );
   if (!finishedAtBelievable)
     log(
@@ -510,12 +515,13 @@ async function runToEnd(admin, path, kind, started) {
  * CPU seconds of the database's PostgreSQL backends, the machine's busy share, and what the backends are
  * doing (pg_stat_activity every 250 ms: the statements seen active, by share of the samples).
  */
-async function measured(url, pid, work) {
+async function measured(url, pid, admin, work) {
   const rssBefore = memoryOf(pid);
   const peakReset = resetPeak(pid);
   const cpuBefore = cpuSecondsOf(pid);
   const ticks = machineTicks();
   const activity = await watchActivity(url);
+  const health = watchHealth(admin.base);
   let peak = rssBefore?.rss ?? 0;
   let samples = 0;
   const sampler = setInterval(() => {
@@ -536,6 +542,7 @@ async function measured(url, pid, work) {
   const cpuAfter = cpuSecondsOf(pid);
   const busy = busyPercent(ticks, machineTicks());
   const postgres = await activity.stop();
+  const healthLive = await health.stop();
   const hwm = peakReset && after ? after.hwm : 0;
   const serviceCpu = cpuBefore === null || cpuAfter === null ? null : round(cpuAfter - cpuBefore);
   return {
@@ -554,6 +561,52 @@ async function measured(url, pid, work) {
       postgresCpuSeconds: postgres.cpuSeconds,
       machineBusyPercent: busy,
       postgresActivity: postgres.activity,
+      healthLive,
+    },
+  };
+}
+
+/**
+ * GET /health/live every settings.healthPollMs, one request at a time on a kept-alive connection, until
+ * stop(): how long the service took to answer while the preview or run shared its thread.
+ */
+function watchHealth(base) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const times = [];
+  let failures = 0;
+  let polling = true;
+  const ask = () =>
+    new Promise((done) => {
+      const started = performance.now();
+      http
+        .get(new URL('/health/live', base), { agent }, (response) => {
+          response.resume();
+          response.on('end', () => {
+            if (response.statusCode === 200) times.push(performance.now() - started);
+            else failures += 1;
+            done();
+          });
+        })
+        .on('error', () => {
+          failures += 1;
+          done();
+        });
+    });
+  const loop = (async () => {
+    while (polling) {
+      await ask();
+      await sleep(settings.healthPollMs);
+    }
+  })();
+  return {
+    async stop() {
+      polling = false;
+      await loop;
+      agent.destroy();
+      const sorted = times.sort((a, b) => a - b);
+      const at = (percent) =>
+        sorted.length === 0 ? null : round(sorted[Math.min(sorted.length - 1, Math.ceil((percent / 100) * sorted.length) - 1)], 1);
+      return { answers: sorted.length, failures, p50Ms: at(50), p99Ms: at(99), maxMs: at(100) };
     },
   };
 }
@@ -793,6 +846,16 @@ function aims(results) {
         r.firstRowsPreview.seconds < AIMS.firstRowsPreviewSeconds,
       );
     for (const step of ['firstRowsPreview', 'preview', 'run']) if (r?.[step]?.peakRssMB) peaks.push(r[step].peakRssMB);
+    for (const step of ['preview', 'run']) {
+      const health = r?.[step]?.healthLive;
+      if (health?.maxMs != null)
+        aim(
+          `${kind}: /health/live answers within ${AIMS.healthLiveMaxMs} ms throughout the ${step === 'run' ? 'run' : 'full preview'}`,
+          health.maxMs,
+          `< ${AIMS.healthLiveMaxMs}`,
+          health.maxMs < AIMS.healthLiveMaxMs && health.failures === 0,
+        );
+    }
   }
   if (peaks.length > 0) {
     const value = Math.max(...peaks);
@@ -809,7 +872,10 @@ function printTable(results) {
   if (results.database) out.push(`data: ${JSON.stringify(results.database.rows)}, database ${results.database.size}`);
   if (results.seed) out.push(`seed: ${results.seed.seconds} s`);
   if (results.serviceIdleRssMB) out.push(`service RSS after start and sign-in, before any run: ${results.serviceIdleRssMB} MB`);
-  const rows = [['', 'rows', 'seconds', 'rows/s', 'of COPY', 'wall s', 'peak RSS MB', 'growth', 'service CPU s', 'PG CPU s']];
+  const rows = [
+    ['', 'rows', 'seconds', 'rows/s', 'of COPY', 'wall s', 'peak RSS MB', 'growth', 'service CPU s', 'PG CPU s', 'live p50/p99/max ms'],
+  ];
+  const live = (step) => (step.healthLive?.answers ? `${step.healthLive.p50Ms}/${step.healthLive.p99Ms}/${step.healthLive.maxMs}` : '');
   for (const kind of Object.keys(FILES)) {
     const r = results[kind];
     if (!r) continue;
@@ -825,6 +891,7 @@ function printTable(results) {
         '',
         '',
         String(r.copy.postgresCpuSeconds),
+        '',
       ]);
     const f = r.firstRowsPreview;
     if (f)
@@ -839,6 +906,7 @@ function printTable(results) {
         String(f.peakRssGrowthMB),
         String(f.serviceCpuSeconds),
         String(f.postgresCpuSeconds),
+        live(f),
       ]);
     const p = r.preview;
     if (p)
@@ -853,6 +921,7 @@ function printTable(results) {
         String(p.peakRssGrowthMB),
         String(p.serviceCpuSeconds),
         String(p.postgresCpuSeconds),
+        live(p),
       ]);
     const u = r.run;
     if (u)
@@ -867,6 +936,7 @@ function printTable(results) {
         String(u.peakRssGrowthMB),
         String(u.serviceCpuSeconds),
         String(u.postgresCpuSeconds),
+        live(u),
       ]);
   }
   if (rows.length > 1) {

@@ -2,6 +2,8 @@ import ExcelJS from 'exceljs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { FileFieldsError, HEADER_MAX_BYTES, readFileFields, type SourceFormat } from '../../src/data-hub/connectors/file-fields.js';
+import { CELL_MAX_CHARS } from '../../src/data-hub/runs/file-rows.js';
+import { inlineRow, workbookParts, zipArchive } from './zip-files.js';
 
 const fileOf = (text: string | Buffer) => Readable.from([typeof text === 'string' ? Buffer.from(text) : text]);
 
@@ -77,5 +79,26 @@ describe('field discovery: the fields a file offers a mapping', () => {
     await expect(readFileFields(fileOf(book), 'xlsx')).resolves.toEqual(['رمز المنتج', 'Price (SAR)', '2026', 'stock']);
     expect((await refusal(fileOf('sku,stock\n'), 'xlsx')).code).toBe('header_unreadable');
     expect((await refusal(fileOf(await workbook([])), 'xlsx')).code).toBe('file_empty');
+  });
+
+  it('refuses what a run refuses, before it takes the memory: a zip bomb, a header cell past the limit, a line nested too deep', async () => {
+    const megabyte = Buffer.alloc(1024 * 1024, 'a');
+    const bomb = await zipArchive(
+      workbookParts([Buffer.from('<row r="1"><c r="A1" t="inlineStr"><is><t>'), ...Array.from({ length: 200 }, () => megabyte)]),
+    );
+    const started = performance.now();
+    const unpacked = await refusal(fileOf(bomb), 'xlsx');
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect([unpacked.code, unpacked.reason.en]).toEqual([
+      'header_unreadable',
+      expect.stringContaining('more than 100 times its packed size'),
+    ]);
+    const wide = await refusal(fileOf(await zipArchive(workbookParts([inlineRow(1, ['sku', 'x'.repeat(CELL_MAX_CHARS + 1)])]))), 'xlsx');
+    expect(wide.reason.en).toBe(`The header's column B holds 32,768 characters, more than the 32,767 a cell may hold (Excel's own limit).`);
+    expect((await refusal(fileOf(`sku,${'x'.repeat(CELL_MAX_CHARS + 1)}\n`), 'csv')).reason.en).toContain(
+      "The header's column 2 holds 32,768",
+    );
+    const deep = await refusal(fileOf(`{"sku":1}\n{"sku":${'['.repeat(100_000)}${']'.repeat(100_000)}}\n`), 'jsonl');
+    expect([deep.code, deep.reason.en]).toEqual(['header_unreadable', 'The header could not be read: line 2 nests deeper than 64 levels.']);
   });
 });

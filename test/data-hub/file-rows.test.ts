@@ -1,17 +1,23 @@
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readFileFields } from '../../src/data-hub/connectors/file-fields.js';
 import {
+  CELL_MAX_CHARS,
   cellOf,
   FileRowsError,
+  JSON_DEPTH_MAX,
   readRows,
   RECORD_MAX_BYTES,
   type ReadRowsOptions,
   type RowProblem,
   type SourceRow,
 } from '../../src/data-hub/runs/file-rows.js';
+import { HELD_PART_MAX_BYTES, XML_RUN_MAX_BYTES } from '../../src/data-hub/runs/xlsx-archive-guard.js';
+import { ARABIC } from '../support/problem.js';
+import { inlineRow, workbookParts, zipArchive } from './zip-files.js';
 
 const CSV: ReadRowsOptions = { format: 'csv' };
 const JSONL: ReadRowsOptions = { format: 'jsonl' };
@@ -410,4 +416,157 @@ describe('reading from a stream', () => {
     }
     expect(content.destroyed).toBe(true);
   });
+});
+
+describe('refusing what would take the memory: cells, rows, nesting and workbook parts past their limits (issue 24)', () => {
+  /** Text that does not pack (random base64): a workbook holding it unpacks at about 1.3 to one. */
+  const noise = (characters: number) =>
+    randomBytes(Math.ceil((characters * 3) / 4) + 3)
+      .toString('base64')
+      .slice(0, characters);
+  const tooLong = (characters: number) =>
+    `${characters.toLocaleString('en')} characters, more than the ${CELL_MAX_CHARS.toLocaleString('en')} a cell may hold (Excel's own limit).`;
+
+  it('refuses a CSV or JSON lines cell longer than 32,767 characters, naming it; one of 32,767 is read', async () => {
+    const longest = 'x'.repeat(CELL_MAX_CHARS);
+    expect((await read(fileOf(`sku,name\nA-1,${longest}\n`), CSV)).items).toEqual([{ line: 2, values: { sku: 'A-1', name: longest } }]);
+    const csv = await refusal(fileOf(`sku,name\nA-1,${longest}\nA-2,"${longest}y"\n`), CSV);
+    expect([csv.code, csv.reason.en]).toEqual([
+      'cell_too_large',
+      `The cell of column "name" on line 3 holds ${tooLong(CELL_MAX_CHARS + 1)}`,
+    ]);
+    expect(csv.reason.ar).toMatch(ARABIC);
+    const header = await refusal(fileOf(`sku,${'n'.repeat(CELL_MAX_CHARS + 1)}\n`), CSV);
+    expect([header.code, header.reason.en]).toEqual(['cell_too_large', `The header's column 2 holds ${tooLong(CELL_MAX_CHARS + 1)}`]);
+
+    expect((await read(fileOf(`{"sku":"A-1","name":"${longest}"}\n`), JSONL)).items).toEqual([
+      { line: 1, values: { sku: 'A-1', name: longest } },
+    ]);
+    const listed = await refusal(fileOf(`{"sku":"A-1"}\n{"sku":"A-2","tags":["a","${longest}y"]}\n`), JSONL);
+    expect([listed.code, listed.reason.en]).toEqual([
+      'cell_too_large',
+      `The value of "tags" on line 2 holds ${tooLong(CELL_MAX_CHARS + 1)}`,
+    ]);
+    const nested = await refusal(fileOf(`{"sku":"A-1","specs":{"text":"${longest}"}}\n`), JSONL);
+    expect(nested.reason.en).toBe(`The value of "specs" on line 1 holds ${tooLong(CELL_MAX_CHARS + 11)}`);
+  });
+
+  it(`rejects a JSON line nested deeper than ${JSON_DEPTH_MAX} levels at once, and reads the lines around it`, async () => {
+    const nestedTo = (levels: number) => `{"sku":"A-${levels}","v":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    const inStrings = `{"sku":"A-0","text":"${'[{'.repeat(1000)}\\"${'{'.repeat(100)}"}`;
+    const started = performance.now();
+    const { items } = await read(
+      fileOf([nestedTo(JSON_DEPTH_MAX), nestedTo(JSON_DEPTH_MAX + 1), nestedTo(100_000), inStrings].join('\n')),
+      JSONL,
+    );
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(items.map((item) => ('code' in item ? [item.line, item.code] : [item.line, item.values.sku]))).toEqual([
+      [1, `A-${JSON_DEPTH_MAX}`],
+      [2, 'nesting_too_deep'],
+      [3, 'nesting_too_deep'],
+      [4, 'A-0'],
+    ]);
+    expect(items[1]).toMatchObject({
+      message_en: `The line's objects and arrays nest deeper than ${JSON_DEPTH_MAX} levels.`,
+      message_ar: expect.stringMatching(ARABIC),
+    });
+  });
+
+  it('reads a workbook whose archive gives its sizes in the headers or in data descriptors, as exceljs does', async () => {
+    // ASCII: exceljs decodes each piece it unpacks on its own, and splits a character the 7-byte chunks split.
+    const rows = [
+      inlineRow(1, ['sku', 'name']),
+      Buffer.from(
+        '<row r="2"><c r="A2" t="inlineStr"><is><t>A-1</t></is></c><!-- a > b </row> --><c r="B2" t="inlineStr"><is><t>dark &lt;b&gt;</t></is></c></row>',
+      ),
+      inlineRow(3, ['A-2', 'dates']),
+    ];
+    for (const descriptors of [false, true]) {
+      const book = await zipArchive(workbookParts(rows, [Buffer.from('<si><t>unused</t></si>')]), { descriptors });
+      expect(await read(inChunks(book, 7), XLSX)).toEqual({
+        header: ['sku', 'name'],
+        items: [
+          { line: 2, values: { sku: 'A-1', name: 'dark <b>' } },
+          { line: 3, values: { sku: 'A-2', name: 'dates' } },
+        ],
+      });
+    }
+  });
+
+  it('refuses a 205 KB workbook that unpacks to 200 MB at its first kilobytes, before exceljs holds them', async () => {
+    const megabyte = Buffer.alloc(1024 * 1024, 'a');
+    const text = Array.from({ length: 200 }, () => megabyte);
+    const bomb = await zipArchive(
+      workbookParts([inlineRow(1, ['sku']), Buffer.from('<row r="2"><c r="A2" t="inlineStr"><is><t>'), ...text]),
+      {
+        descriptors: true,
+      },
+    );
+    expect(bomb.length).toBeLessThan(210 * 1024);
+    const started = performance.now();
+    const refused = await refusal(inChunks(bomb), XLSX);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect([refused.code, refused.reason.en]).toEqual([
+      'file_too_large',
+      'The workbook\'s xl/worksheets/sheet1.xml unpacks to more than 100 times its packed size, as no spreadsheet does (a "zip bomb").',
+    ]);
+    expect(refused.reason.ar).toMatch(ARABIC);
+  });
+
+  it('refuses an XLSX cell longer than 32,767 characters by its reference, and XML text past 256 KiB before exceljs holds it', async () => {
+    const book = await workbook((sheet) => {
+      sheet.addRow(['sku', 'name']);
+      sheet.addRow(['A-1', 'x'.repeat(CELL_MAX_CHARS)]);
+      sheet.addRow(['A-2', 'x'.repeat(CELL_MAX_CHARS + 1)]);
+    });
+    const cell = await refusal(fileOf(book), XLSX);
+    expect([cell.code, cell.reason.en]).toEqual(['cell_too_large', `Cell B3 (name) holds ${tooLong(CELL_MAX_CHARS + 1)}`]);
+    expect(cell.reason.ar).toMatch(ARABIC);
+
+    const run = await zipArchive(workbookParts([inlineRow(1, ['sku', 'name']), inlineRow(2, ['A-1', noise(XML_RUN_MAX_BYTES + 1)])]));
+    const text = await refusal(inChunks(run), XLSX);
+    expect([text.code, text.reason.en]).toEqual([
+      'cell_too_large',
+      "The workbook's xl/worksheets/sheet1.xml holds a text or a tag longer than 256 KiB, and a cell holds at most 32,767 characters.",
+    ]);
+    const tag = await zipArchive(workbookParts([inlineRow(1, ['sku']), Buffer.from(`<row r="2" x="${noise(XML_RUN_MAX_BYTES)}"></row>`)]));
+    expect((await refusal(inChunks(tag), XLSX)).code).toBe('cell_too_large');
+  });
+
+  it('refuses an XLSX row longer than 1 MiB, whatever a comment or CDATA in it says', async () => {
+    const cells = Array.from(
+      { length: 40 },
+      (_, index) =>
+        `<c r="${index < 26 ? '' : 'A'}${String.fromCharCode(65 + (index % 26))}2" t="inlineStr"><is><t>${noise(30_000)}</t></is></c>`,
+    );
+    const row = `<row r="2">${cells.slice(0, 20).join('')}<!-- </row> --><c r="AZ2" t="inlineStr"><is><t><![CDATA[</row>]]></t></is></c>${cells.slice(20).join('')}</row>`;
+    const book = await zipArchive(workbookParts([inlineRow(1, ['sku']), Buffer.from(row), inlineRow(3, ['A-3'])]), { descriptors: true });
+    const refused = await refusal(inChunks(book), XLSX);
+    expect([refused.code, refused.reason.en]).toEqual([
+      'record_too_large',
+      "Row 2 of the workbook's xl/worksheets/sheet1.xml is longer than 1 MiB.",
+    ]);
+    expect(refused.reason.ar).toMatch(ARABIC);
+  });
+
+  it('refuses a workbook whose shared strings unpack past 32 MiB, by the size its header declares or as they unpack', async () => {
+    function* sharedStrings() {
+      let bytes = 0;
+      for (let from = 0; bytes <= HELD_PART_MAX_BYTES; from += 20_000) {
+        const piece = Buffer.from(
+          Array.from({ length: 20_000 }, (_, index) => `<si><t>SKU-${from + index} ${(from + index) % 977}</t></si>`).join(''),
+        );
+        bytes += piece.length;
+        yield piece;
+      }
+    }
+    for (const descriptors of [false, true]) {
+      const book = await zipArchive(workbookParts([inlineRow(1, ['sku'])], sharedStrings()), { descriptors, level: 1 });
+      const refused = await refusal(inChunks(book), XLSX);
+      expect([refused.code, refused.reason.en]).toEqual([
+        'file_too_large',
+        "The workbook's xl/sharedStrings.xml unpacks to more than 32 MiB, the most it may (it is held in memory while the file is read).",
+      ]);
+    }
+  }, 30_000);
 });

@@ -1,6 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { Bilingual } from '../../common/bilingual.js';
-import { FileRowsError, JsonLineFault, jsonLineValues, readRows, textLines, utf8Chunks, type FileEncoding } from '../runs/file-rows.js';
+import {
+  FileRowsError,
+  JSON_DEPTH_MAX,
+  JsonLineFault,
+  jsonLineValues,
+  readRows,
+  textLines,
+  utf8Chunks,
+  type FileEncoding,
+} from '../runs/file-rows.js';
 
 export const SOURCE_FORMATS = ['csv', 'jsonl', 'xlsx'] as const;
 export type SourceFormat = (typeof SOURCE_FORMATS)[number];
@@ -84,7 +93,8 @@ async function jsonlKeys(content: Readable, encoding: FileEncoding): Promise<str
 function jsonObject(line: number, text: string): Record<string, unknown> {
   const values = jsonLineValues(text);
   if (!(values instanceof JsonLineFault)) return values;
-  throw values.kind === 'not_json'
-    ? unreadable(`line ${line} is not JSON`, `السطر ${line} ليس JSON`)
-    : unreadable(`line ${line} is not a JSON object`, `السطر ${line} ليس كائن JSON`);
+  if (values.kind === 'not_json') throw unreadable(`line ${line} is not JSON`, `السطر ${line} ليس JSON`);
+  if (values.kind === 'too_deep')
+    throw unreadable(`line ${line} nests deeper than ${JSON_DEPTH_MAX} levels`, `السطر ${line} متداخل لأكثر من ${JSON_DEPTH_MAX} مستوى`);
+  throw unreadable(`line ${line} is not a JSON object`, `السطر ${line} ليس كائن JSON`);
 }

@@ -1,15 +1,16 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { ReadStream } from 'node:fs';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { Parser, type Options as CsvOptions } from 'csv-parse';
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
-import type { Bilingual } from '../../common/bilingual.js';
 import type { SourceFormat } from '../connectors/file-fields.js';
 import type { CellValue } from '../mappings/transforms.js';
+import { CELL_MAX_CHARS, fileError, FileRowsError, notWorkbook, RECORD_MAX_BYTES } from './file-refusal.js';
+import { ThreadShare } from './thread-share.js';
+import { XlsxArchiveGuard } from './xlsx-archive-guard.js';
 
-/** The longest line or record a file may hold: longer, the file is refused before it is held in memory. */
-export const RECORD_MAX_BYTES = 1024 * 1024;
+export { CELL_MAX_CHARS, FileRowsError, RECORD_MAX_BYTES, type FileRowsErrorCode } from './file-refusal.js';
 
 export type FileEncoding = 'utf-8' | 'windows-1256';
 
@@ -26,18 +27,6 @@ export interface RowProblem {
   message_en: string;
   message_ar: string;
   values?: Record<string, CellValue>;
-}
-
-export type FileRowsErrorCode = 'header_invalid' | 'csv_malformed' | 'encoding_invalid' | 'record_too_large' | 'format_mismatch';
-
-/** The file as a whole cannot be read: nothing of it may be imported, not even the rows read before. */
-export class FileRowsError extends Error {
-  constructor(
-    readonly code: FileRowsErrorCode,
-    readonly reason: Bilingual,
-  ) {
-    super(`${code}: ${reason.en}`);
-  }
 }
 
 export interface ReadRowsOptions {
@@ -78,13 +67,17 @@ export function cellOf(row: SourceRow, column: string): CellValue {
  *   values past the header's columns is an `extra_columns` problem; missing trailing cells are null;
  *   records whose cells are all blank are skipped; trailing header cells without a name are dropped
  *   (Excel writes `sku,price,,`) when their cells hold nothing.
- * - JSON lines: one object per line; a line that is not one is a `not_json_object` problem. Nested
- *   objects become their JSON text; arrays become lists (their objects JSON text); integers past
- *   2^53 keep their digits as text rather than lose them.
+ * - JSON lines: one object per line; a line that is not one is a `not_json_object` problem, one that
+ *   nests deeper than JSON_DEPTH_MAX a `nesting_too_deep` problem. Nested objects become their JSON
+ *   text; arrays become lists (their objects JSON text); integers past 2^53 keep their digits as text
+ *   rather than lose them.
  * - XLSX: the first worksheet (in tab order), its first non-blank row the header. Dates become ISO 8601
  *   (`yyyy-MM-dd` at midnight, else the UTC date-time), formulas their saved result, rich text and
  *   links their text. An error cell (#N/A) or a formula without a saved result rejects its row
- *   (`cell_error`, unless `options.columns` leaves its column out).
+ *   (`cell_error`, unless `options.columns` leaves its column out). The archive is checked as it is
+ *   unpacked (`XlsxArchiveGuard`: `file_too_large`, `cell_too_large`, `record_too_large`).
+ * In every format a record longer than RECORD_MAX_BYTES (`record_too_large`) or a cell longer than
+ * CELL_MAX_CHARS (`cell_too_large`) refuses the file, before it could take the memory.
  */
 export function readRows(content: Readable, options: ReadRowsOptions): FileRows {
   const { format, encoding = 'utf-8', columns } = options;
@@ -100,11 +93,16 @@ export function readRows(content: Readable, options: ReadRowsOptions): FileRows 
 /** What a format's reader yields, a batch (a chunk's rows) at a time: the header first (`[]` when there is none), then the rows. */
 type Item = string[] | SourceRow | RowProblem;
 
-/** Hands out the readers' batches a row at a time: an async generator's yield per row would cost more than the rest of the row. */
+/**
+ * Hands out the readers' batches a row at a time: an async generator's yield per row would cost more
+ * than the rest of the row. Reading, and whatever the caller does with each row before asking for the
+ * next, share the thread with requests: every THREAD_SLICE_MS the next row waits for the event loop.
+ */
 class RowsReader implements FileRows {
   private batch: Item[] = [];
   private next = 0;
   private headerRead?: Promise<string[]>;
+  private readonly thread = new ThreadShare();
 
   constructor(private readonly batches: AsyncGenerator<Item[]>) {}
 
@@ -114,7 +112,10 @@ class RowsReader implements FileRows {
 
   [Symbol.asyncIterator](): AsyncIterator<SourceRow | RowProblem> {
     return {
-      next: () => (this.headerRead !== undefined && this.next < this.batch.length ? Promise.resolve(this.row()) : this.rowAfterHeader()),
+      next: () =>
+        this.headerRead !== undefined && this.next < this.batch.length && !this.thread.due
+          ? Promise.resolve(this.row())
+          : this.rowAfterHeader(),
       return: async () => {
         this.batch = [];
         await this.batches.return([]);
@@ -134,18 +135,15 @@ class RowsReader implements FileRows {
   }
 
   private async item(): Promise<Item | undefined> {
-    while (this.next >= this.batch.length) {
+    for (;;) {
+      if (this.thread.due) await this.thread.pause();
+      if (this.next < this.batch.length) return this.batch[this.next++];
       const read = await this.batches.next();
       if (read.done) return undefined;
       this.batch = read.value;
       this.next = 0;
     }
-    return this.batch[this.next++];
   }
-}
-
-function fileError(code: FileRowsErrorCode, en: string, ar: string): FileRowsError {
-  return new FileRowsError(code, { en, ar });
 }
 
 function problem(line: number, code: string, en: string, ar: string, values?: Record<string, CellValue>): RowProblem {
@@ -168,6 +166,12 @@ function tooLarge(line: number): FileRowsError {
  * the mapping could not tell its columns apart. Nameless columns at the end are dropped.
  */
 function headerNames(cells: string[], format: 'csv' | 'xlsx'): string[] {
+  cells.forEach((cell, index) =>
+    checkCell(cell, () => ({
+      en: `The header's column ${columnLabel(index, format)}`,
+      ar: `العمود ${columnLabel(index, format)} في الترويسة`,
+    })),
+  );
   const names = cells.map((cell) => cell.normalize('NFC').trim());
   while (names.length > 0 && names[names.length - 1] === '') names.pop();
   const blank = names.indexOf('');
@@ -183,6 +187,24 @@ function headerNames(cells: string[], format: 'csv' | 'xlsx'): string[] {
   }
   if (names.includes('__proto__')) throw headerInvalid('the column name "__proto__" is reserved', 'اسم العمود "__proto__" محجوز');
   return names;
+}
+
+/** Refuses the file at a cell longer than CELL_MAX_CHARS; `where` names the cell for the merchant. */
+function checkCell(value: CellValue, where: () => { en: string; ar: string }): void {
+  if (typeof value === 'string') {
+    if (value.length > CELL_MAX_CHARS) throw cellTooLarge(where(), value.length);
+  } else if (Array.isArray(value)) {
+    for (const item of value) checkCell(item, where);
+  }
+}
+
+function cellTooLarge(where: { en: string; ar: string }, length: number): FileRowsError {
+  const most = CELL_MAX_CHARS.toLocaleString('en');
+  return fileError(
+    'cell_too_large',
+    `${where.en} holds ${length.toLocaleString('en')} characters, more than the ${most} a cell may hold (Excel's own limit).`,
+    `${where.ar} يحتوي ${length.toLocaleString('en')} حرفاً، أي أكثر من ${most} حرفاً، وهو أقصى ما تتسع له الخلية (حد Excel نفسه).`,
+  );
 }
 
 function headerInvalid(en: string, ar: string): FileRowsError {
@@ -446,15 +468,22 @@ async function* csvItems(chunks: AsyncIterable<Buffer>): AsyncGenerator<Item[]> 
       held.push(chunk);
       if (!sniffer.scan(chunk)) continue;
       reader = new CsvReader(sniffer.delimiter());
-      for (const early of held) yield reader.feed(early);
+      for (const early of held) yield* inPieces(reader, early);
       held = [];
     } else {
-      yield reader.feed(chunk);
+      yield* inPieces(reader, chunk);
     }
   }
   reader ??= new CsvReader(sniffer.delimiter());
-  for (const early of held) yield reader.feed(early);
+  for (const early of held) yield* inPieces(reader, early);
   yield reader.end();
+}
+
+/** Bytes of CSV parsed at a time: a piece holds the thread a few milliseconds (a 64 KiB chunk about fifteen). */
+const CSV_PIECE_BYTES = 16 * 1024;
+
+function* inPieces(reader: CsvReader, chunk: Buffer): Generator<Item[]> {
+  for (let at = 0; at < chunk.length; at += CSV_PIECE_BYTES) yield reader.feed(chunk.subarray(at, at + CSV_PIECE_BYTES));
 }
 
 /** Reads the header record for the delimiter it uses: of `,`, `;` and tab, the one it holds most outside quotes. */
@@ -572,7 +601,14 @@ class CsvReader {
   private row(record: string[], line: number): SourceRow | RowProblem {
     const names = this.names!;
     const values: Record<string, CellValue> = {};
-    for (let column = 0; column < names.length; column++) values[names[column]] = column < record.length ? record[column] : null;
+    for (let column = 0; column < names.length; column++) {
+      const value = column < record.length ? record[column] : null;
+      checkCell(value, () => ({
+        en: `The cell of column "${names[column]}" on line ${line}`,
+        ar: `خلية العمود "${names[column]}" في السطر ${line}`,
+      }));
+      values[names[column]] = value;
+    }
     if (record.length <= names.length) return { line, values };
     const count = valuesCount(record);
     return count > names.length ? extraColumns(line, count, names.length, values) : { line, values };
@@ -669,7 +705,7 @@ function lineText(bytes: Buffer, from: number, to: number): string {
 /** Why a JSON line is not a record. */
 export class JsonLineFault {
   constructor(
-    readonly kind: 'not_json' | 'not_object',
+    readonly kind: 'not_json' | 'not_object' | 'too_deep',
     readonly en: string,
     readonly ar: string,
   ) {}
@@ -677,8 +713,20 @@ export class JsonLineFault {
 
 const JSON_DETAIL_LENGTH = 100;
 
+/**
+ * The deepest a JSON line's objects and arrays may nest (the line's own object is level 1): records
+ * nest a few levels, and a nested value becomes its JSON text, which V8 writes recursively.
+ */
+export const JSON_DEPTH_MAX = 64;
+
 /** A JSON line's object as cell values (see `readRows`), or why the line is not one. */
 export function jsonLineValues(text: string): Record<string, CellValue> | JsonLineFault {
+  if (nestsDeeperThan(text, JSON_DEPTH_MAX))
+    return new JsonLineFault(
+      'too_deep',
+      `The line's objects and arrays nest deeper than ${JSON_DEPTH_MAX} levels.`,
+      `تتداخل الكائنات والمصفوفات في السطر لأكثر من ${JSON_DEPTH_MAX} مستوى.`,
+    );
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -692,6 +740,33 @@ export function jsonLineValues(text: string): Record<string, CellValue> | JsonLi
   }
   return cellValues(hasLongInteger(parsed) ? withLongIntegers(text) : (parsed as Record<string, unknown>));
 }
+
+/** Whether `{` and `[` outside strings nest deeper than `depth` in the text: linear, and only for a line with that many of them. */
+function nestsDeeperThan(text: string, depth: number): boolean {
+  let brackets = 0;
+  for (let at = text.indexOf('{'); at !== -1 && brackets <= depth; at = text.indexOf('{', at + 1)) brackets++;
+  for (let at = text.indexOf('['); at !== -1 && brackets <= depth; at = text.indexOf('[', at + 1)) brackets++;
+  if (brackets <= depth) return false;
+  let open = 0;
+  let inString = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (inString) {
+      if (code === BACKSLASH) at++;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) inString = true;
+    else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (++open > depth) return true;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) open--;
+  }
+  return false;
+}
+
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 
 function cellValues(record: Record<string, unknown>): Record<string, CellValue> {
   for (const key of Object.keys(record)) {
@@ -731,7 +806,11 @@ async function* jsonlItems(chunks: AsyncIterable<Buffer>): AsyncGenerator<Item[]
 
 function jsonlItem({ line, text }: TextLine): SourceRow | RowProblem {
   const values = jsonLineValues(text);
-  return values instanceof JsonLineFault ? problem(line, 'not_json_object', values.en, values.ar) : { line, values };
+  if (values instanceof JsonLineFault)
+    return problem(line, values.kind === 'too_deep' ? 'nesting_too_deep' : 'not_json_object', values.en, values.ar);
+  for (const key of Object.keys(values))
+    checkCell(values[key], () => ({ en: `The value of "${key}" on line ${line}`, ar: `قيمة "${key}" في السطر ${line}` }));
+  return { line, values };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -748,17 +827,10 @@ class CellFault {
 type CellReading = CellValue | CellFault;
 
 async function* xlsxItems(content: Readable, columns: ReadonlySet<string> | undefined): AsyncGenerator<Item[]> {
-  const guard = new StreamGuard(content);
-  let bytes = 0;
-  // exceljs's unzip never finishes after an empty chunk (an empty file, as some streams give it).
-  const input = content.pipe(
-    new Transform({
-      transform: (chunk: Buffer, _encoding, done) => {
-        bytes += chunk.length;
-        done(null, chunk.length > 0 ? chunk : undefined);
-      },
-    }),
-  );
+  // exceljs gets the archive's bytes once the guard has unpacked and checked them (it drops empty chunks,
+  // after which exceljs's unzip would never finish: an empty file, as some streams give it).
+  const input = content.pipe(new XlsxArchiveGuard());
+  const guard = new StreamGuard([content, input]);
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -782,14 +854,17 @@ async function* xlsxItems(content: Readable, columns: ReadonlySet<string> | unde
   } catch (error) {
     // The stream's own failure is not the file's fault: the caller sees it as it is.
     if (content.errored) throw content.errored;
-    if (bytes > 0) throw error instanceof FileRowsError ? error : notWorkbook();
+    if (error instanceof FileRowsError) throw error;
+    if (input.bytes > 0) throw notWorkbook();
     yield [[]]; // an empty file, as in the other formats: no rows
   } finally {
     guard.dispose();
-    const read = content.readableEnded;
-    content.destroy();
-    input.destroy();
-    if (read) await finishWorkbook(sheets, sheet);
+    // exceljs runs to its end only once the guard has passed it the whole archive.
+    if (input.writableFinished) await finishWorkbook(sheets, sheet);
+    else {
+      content.destroy();
+      input.destroy();
+    }
   }
 }
 
@@ -816,19 +891,20 @@ function closeUnread(sheet: ExcelJS.stream.xlsx.WorksheetReader): void {
 }
 
 /**
- * Waits on exceljs unless the stream fails first: exceljs pipes its input without passing errors on,
- * and would wait forever. (A race against one long-lived promise would keep every row it settled.)
+ * Waits on exceljs unless a stream before it fails first (the file's, or the archive guard refusing it):
+ * exceljs pipes its input without passing errors on, and would wait forever. (A race against one
+ * long-lived promise would keep every row it settled.)
  */
 class StreamGuard {
   private failure: Error | undefined;
   private rejectWaiting: (error: Error) => void = ignore;
   private readonly fail = (error: Error) => {
-    this.failure = error;
-    this.rejectWaiting(error);
+    this.failure ??= error;
+    this.rejectWaiting(this.failure);
   };
 
-  constructor(private readonly content: Readable) {
-    content.once('error', this.fail);
+  constructor(private readonly streams: Readable[]) {
+    for (const stream of streams) stream.once('error', this.fail);
   }
 
   until<T>(pending: Promise<T>): Promise<T> {
@@ -840,16 +916,8 @@ class StreamGuard {
   }
 
   dispose(): void {
-    this.content.off('error', this.fail);
+    for (const stream of this.streams) stream.off('error', this.fail);
   }
-}
-
-function notWorkbook(): FileRowsError {
-  return fileError(
-    'format_mismatch',
-    'The file is not an XLSX workbook (with a worksheet): save it from Excel as "Excel Workbook (.xlsx)", or set the flow\'s format.',
-    'الملف ليس مصنّف XLSX (فيه ورقة عمل): احفظه من Excel بصيغة "مصنّف Excel (.xlsx)"، أو اضبط صيغة التدفق.',
-  );
 }
 
 /** Whether `sheet` is the first tab; exceljs meets the sheets in the order of the zip archive. */
@@ -909,8 +977,13 @@ class XlsxCells {
     for (let column = 1; column <= names.length; column++) {
       const name = names[column - 1];
       const value = this.read(row, column, cells[column]);
-      if (!(value instanceof CellFault)) values[name] = value;
-      else {
+      if (!(value instanceof CellFault)) {
+        checkCell(value, () => ({
+          en: `Cell ${columnLetters(column)}${line} (${name})`,
+          ar: `الخلية ${columnLetters(column)}${line} (${name})`,
+        }));
+        values[name] = value;
+      } else {
         values[name] = null;
         if (this.columns === undefined || this.columns.has(name)) faults.push(cellFault(value, `${columnLetters(column)}${line}`, name));
       }
