@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConnectionFailure } from '../../src/data-hub/connectors/connection-failure.js';
-import { type DatabaseReadConfig, probeDatabaseRead } from '../../src/data-hub/connectors/database-read.js';
+import { type DatabaseReadConfig, probeDatabaseRead, readDatabaseRows } from '../../src/data-hub/connectors/database-read.js';
 import { EgressPolicy } from '../../src/infra/egress/egress-policy.js';
 import { useTestDatabase } from '../support/database.js';
 import { freePort } from '../support/ports.js';
@@ -135,5 +135,104 @@ describe('database_read connection test', () => {
     const closed = await freePort();
     const failure = await failureOf(probeDatabaseRead(source({ host: '127.0.0.1', port: closed }), password, EgressPolicy.of('public')));
     expect(failure.describe()).toMatchObject({ code: 'host_not_allowed', message_ar: expect.stringContaining('لا يُسمح') });
+  });
+});
+
+describe('database_read rows for a run', () => {
+  /** Every row of the query, as a run reads them; the rows read before a failure in `before`. */
+  async function rowsOf(query: string, statementTimeoutMs?: number, before: unknown[] = []) {
+    const rows = await readDatabaseRows(source({ query }), password, local, statementTimeoutMs);
+    try {
+      for await (const row of rows) before.push(row);
+      return { header: await rows.header, rows: before };
+    } finally {
+      await rows.close();
+    }
+  }
+
+  it('gives each column’s values as a file’s cells: text, exact numbers, booleans, ISO dates, JSON and lists, null', async () => {
+    const { header, rows } = await rowsOf(`select
+      'قهوة'::text as name, 42::int as stock, 9007199254740993::bigint as barcode, 123::bigint as small,
+      45.50::numeric(12, 2) as price, 12345678901234567.89::numeric as wide, 'NaN'::numeric as nan, 2.5::float8 as ratio,
+      true as active, null::text as note, date '2026-11-27' as day, timestamp '2026-11-27 08:30:00' as local_time,
+      timestamptz '2026-11-27 08:30:00+03' as at, '{"size": "L", "tags": [1, 2]}'::jsonb as attributes,
+      array[1, 2, 3] as counts, array['a', null] as labels, '{"a":1}'::json as "__proto__"`);
+    expect(header).toEqual([
+      'name',
+      'stock',
+      'barcode',
+      'small',
+      'price',
+      'wide',
+      'nan',
+      'ratio',
+      'active',
+      'note',
+      'day',
+      'local_time',
+      'at',
+      'attributes',
+      'counts',
+      'labels',
+      '__proto__',
+    ]);
+    expect(rows).toEqual([{ line: 1, values: expect.any(Object) }]);
+    const values = (rows[0] as { values: Record<string, unknown> }).values;
+    // In the query's order; a column named __proto__ is a column like any other.
+    expect(Object.entries(values)).toEqual([
+      ['name', 'قهوة'],
+      ['stock', 42],
+      ['barcode', '9007199254740993'],
+      ['small', 123],
+      ['price', 45.5],
+      ['wide', '12345678901234567.89'],
+      ['nan', 'NaN'],
+      ['ratio', 2.5],
+      ['active', true],
+      ['note', null],
+      ['day', '2026-11-27'],
+      ['local_time', '2026-11-27T08:30:00'],
+      ['at', '2026-11-27T05:30:00+00:00'],
+      ['attributes', '{"size":"L","tags":[1,2]}'],
+      ['counts', [1, 2, 3]],
+      ['labels', ['a', null]],
+      ['__proto__', '{"a":1}'],
+    ]);
+    expect(Object.getPrototypeOf(values)).toBe(Object.prototype);
+  });
+
+  it('numbers rows from 1 across fetches, and rejects a row larger than a record may be without reading it', async () => {
+    const { rows } = await rowsOf(`select n, case when n = 150 then repeat('x', 1100000) end as text from generate_series(1, 2500) as n`);
+    expect(rows).toHaveLength(2500);
+    expect((rows as { line: number }[]).map((row) => row.line)).toEqual(Array.from({ length: 2500 }, (_, index) => index + 1));
+    expect(rows[149]).toMatchObject({ line: 150, code: 'row_too_large', message_ar: expect.stringMatching(/[\u0600-\u06FF]/) });
+    expect(rows[2499]).toEqual({ line: 2500, values: { n: 2500, text: null } });
+  });
+
+  it('refuses a query that answers two columns by one name, in a test and for a run', async () => {
+    const query = `select 'SKU-1' as sku, 'قهوة' as sku`;
+    for (const attempt of [() => probeDatabaseRead(source({ query }), password, local), () => rowsOf(query)]) {
+      const failure = await failureOf(attempt());
+      expect(failure.describe()).toMatchObject({ code: 'query_columns_repeated', message_en: expect.stringContaining('Repeated: sku.') });
+    }
+  });
+
+  it('fails midway with PostgreSQL’s reason: a division by zero, or a fetch past the statement timeout', async () => {
+    const divided: unknown[] = [];
+    const failure = await failureOf(rowsOf(`select n, 1 / (300 - n) as x from generate_series(1, 400) as n`, undefined, divided));
+    expect(failure.describe()).toMatchObject({
+      code: 'query_failed',
+      message_en: 'PostgreSQL could not compute the query’s rows. PostgreSQL said: division by zero',
+    });
+    expect(divided.length).toBeGreaterThanOrEqual(100);
+
+    const slow: unknown[] = [];
+    const started = Date.now();
+    const timedOut = await failureOf(
+      rowsOf(`select n, case when n = 150 then pg_sleep(5)::text end as wait from generate_series(1, 200) as n`, 500, slow),
+    );
+    expect(timedOut.describe()).toMatchObject({ code: 'timeout', message_en: expect.stringContaining('cancelled the query after 0.5 s') });
+    expect(slow).toHaveLength(100);
+    expect(Date.now() - started).toBeLessThan(4000);
   });
 });

@@ -327,6 +327,27 @@ export const ERRORS = {
     message_en: 'A run of this flow is already queued or running. Wait for it to finish.',
     message_ar: 'يوجد تشغيل لهذا المسار في الانتظار أو قيد التنفيذ. انتظر حتى ينتهي.',
   },
+  // The service's own file storage (exports, the data hub's drop), when its operator must mend it.
+  storage_full: {
+    status: 507,
+    title: 'Insufficient Storage',
+    message_en: 'The service’s file storage is full, so the file could not be written. The service’s operator must make room.',
+    message_ar: 'مخزن ملفات الخدمة ممتلئ، فتعذّرت كتابة الملف. على مشغّل الخدمة أن يفسح مساحة.',
+  },
+  storage_permission_denied: {
+    status: 503,
+    title: 'Service Unavailable',
+    message_en:
+      'The service may not write to its file storage (permission denied, or the storage is read-only). The service’s operator must grant it access.',
+    message_ar: 'لا يُسمح للخدمة بالكتابة في مخزن ملفاتها (رُفض الإذن، أو أن المخزن للقراءة فقط). على مشغّل الخدمة أن يمنحها الوصول.',
+  },
+  storage_bucket_missing: {
+    status: 503,
+    title: 'Service Unavailable',
+    message_en:
+      'The bucket the service keeps its files in does not exist. The service’s operator must create it or correct FILE_STORAGE_URL.',
+    message_ar: 'الحاوية التي تحفظ فيها الخدمة ملفاتها غير موجودة. على مشغّل الخدمة أن ينشئها أو يصحّح FILE_STORAGE_URL.',
+  },
   NOT_FOUND: {
     status: 404,
     title: 'Not Found',

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
+import { STORAGE_FAILURES, type StorageFailureCode } from '../../infra/storage/storage-failure.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';
 import { FILE_NAME_PATTERN } from '../connectors/file-template.js';
 import { measuredStream } from '../connectors/measured-stream.js';
@@ -43,27 +44,27 @@ export class DropFilesService {
     }
     const counted = measuredStream(DROP_FILE_MAX_BYTES, tooLarge);
     content.on('error', (error) => counted.stream.destroy(error));
-    await location.write(name, content.pipe(counted.stream));
-    const written = (await location.list()).find((file) => file.name === name);
+    await answered(location.write(name, content.pipe(counted.stream)));
+    const written = (await answered(location.list())).find((file) => file.name === name);
     return { name, bytes: counted.bytes(), sha256: counted.sha256(), modifiedAt: (written?.modifiedAt ?? new Date()).toISOString() };
   }
 
   async list(admin: AdminPrincipal, id: string): Promise<{ items: DropFile[] }> {
-    const files = await (await this.location(admin, id)).list();
+    const files = await answered((await this.location(admin, id)).list());
     return { items: files.map((file) => ({ name: file.name, bytes: file.bytes, modifiedAt: file.modifiedAt.toISOString() })) };
   }
 
   async download(admin: AdminPrincipal, id: string, name: string): Promise<{ bytes: number; content: Readable }> {
     const location = await this.location(admin, id);
     checkName(name);
-    const file = (await location.list()).find((listed) => listed.name === name);
+    const file = (await answered(location.list())).find((listed) => listed.name === name);
     if (!file)
       throw new ApiError('NOT_FOUND', { message: { en: `The drop holds no file ${name}.`, ar: `لا يحوي المجلد ملفًا باسم ${name}.` } });
     try {
       return { bytes: file.bytes, content: await location.read(name) };
     } catch (error) {
       if (error instanceof ConnectionFailure && error.code === 'not_found') throw new ApiError('NOT_FOUND');
-      throw error;
+      throw refusalOf(error);
     }
   }
 
@@ -76,6 +77,19 @@ export class DropFilesService {
     }
     return this.drop.open(this.connections.target(stored));
   }
+}
+
+/** The drop's storage failing for a reason its operator must mend (full, not writable, no bucket) answers that reason. */
+function refusalOf(error: unknown): unknown {
+  return error instanceof ConnectionFailure && Object.hasOwn(STORAGE_FAILURES, error.code)
+    ? new ApiError(error.code as StorageFailureCode)
+    : error;
+}
+
+function answered<T>(operation: Promise<T>): Promise<T> {
+  return operation.catch((error: unknown) => {
+    throw refusalOf(error);
+  });
 }
 
 function checkName(name: string): void {

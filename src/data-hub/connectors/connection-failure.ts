@@ -1,6 +1,10 @@
 import type { Bilingual } from '../../common/bilingual.js';
+import { STORAGE_FAILURES } from '../../infra/storage/storage-failure.js';
 
-/** Why a connection test (or a run) could not reach or read its source, as the merchant reads it. */
+/**
+ * Why a connection test (or a run) could not reach, read or write its source, as the merchant reads it;
+ * a platform drop's are the service's own file storage's.
+ */
 export const CONNECTION_FAILURES = {
   auth_failed: {
     en: 'The server refused the user name or the password.',
@@ -46,6 +50,19 @@ export const CONNECTION_FAILURES = {
     en: 'The query is not a single statement that only reads.',
     ar: 'الاستعلام ليس عبارة واحدة للقراءة فقط.',
   },
+  query_failed: {
+    en: 'PostgreSQL could not compute the query’s rows.',
+    ar: 'تعذّر على PostgreSQL حساب صفوف الاستعلام.',
+  },
+  query_columns_repeated: {
+    en: 'The query answers two columns by the same name, which a mapping could not tell apart: name each column once (… AS another_name).',
+    ar: 'يُرجع الاستعلام عمودين بالاسم نفسه، ولا يستطيع الربط التمييز بينهما: سمِّ كل عمود باسم واحد (… AS اسم_آخر).',
+  },
+  server_refused: {
+    en: 'The server refused the operation without giving a reason (SFTP’s “Failure”): most often its disk or the user’s quota is full, or the folder is read-only.',
+    ar: 'رفض الخادم العملية دون ذكر السبب (“Failure” في SFTP): وأغلب ذلك أن قرصه أو حصة المستخدم ممتلئة، أو أن المجلد للقراءة فقط.',
+  },
+  ...STORAGE_FAILURES,
 } as const satisfies Record<string, Bilingual>;
 
 export type ConnectionFailureCode = keyof typeof CONNECTION_FAILURES;

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { Entitlement } from '../../common/permissions.js';
 import type { ConnectionKind, PinnedHostKey } from '../entities/connection.entity.js';
 import { ConnectionFailure } from './connection-failure.js';
+import type { QueryRows } from './database-read.js';
 import { FileFieldsError, readFileFields, type SourceFormat } from './file-fields.js';
 import { templatePattern } from './file-template.js';
 
@@ -40,7 +41,8 @@ export interface FieldsRequest {
 
 /**
  * One kind of connection (a strategy, chosen by `kind`): the shapes of its config and credentials,
- * the plan entitlement it needs, and how it is tested and read. Failures the merchant can act on are
+ * the plan entitlement it needs, and how it is tested and read: a file kind through its `location`, a
+ * query kind through its `rows` (read only, so never a flow's export). Failures the merchant can act on are
  * ConnectionFailure, whose text never holds a credential.
  */
 export interface Connector {
@@ -53,6 +55,8 @@ export interface Connector {
   fields(target: ConnectionTarget, request: FieldsRequest, signal: AbortSignal): Promise<{ source: FieldsSource; fields: SourceField[] }>;
   /** File kinds: the files at the connection's base path, opened for a run (closed by the caller; `signal` ends it). */
   location?(target: ConnectionTarget, signal: AbortSignal): Promise<FileLocation>;
+  /** Query kinds: the query's rows, opened for an import run (closed by the caller; `signal` ends it). */
+  rows?(target: ConnectionTarget, signal: AbortSignal): Promise<QueryRows>;
 }
 
 export const CONNECTORS = Symbol('Connectors');

@@ -36,7 +36,6 @@ export interface ObjectStorageCredentials {
 
 /** S3's error codes (its `Code`, the SDK's `name`) as the merchant's reasons. */
 const S3_FAILURES: Record<string, ConnectionFailureCode> = {
-  NoSuchBucket: 'not_found',
   NoSuchKey: 'not_found',
   NotFound: 'not_found',
   AccessDenied: 'permission_denied',
@@ -165,6 +164,8 @@ class ObjectStorageLocation implements FileLocation {
     if (error instanceof ConnectionFailure) return error;
     if (this.signal.aborted) return new ConnectionFailure('timeout');
     const { name, code, $metadata } = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+    if (name === 'NoSuchBucket')
+      return new ConnectionFailure('not_found', { en: `No bucket is named ${this.bucket}.`, ar: `لا توجد حاوية باسم ${this.bucket}.` });
     const known = S3_FAILURES[name ?? ''];
     if (known) return new ConnectionFailure(known);
     if (code === 'EGRESS_REFUSED') return new ConnectionFailure('host_not_allowed');

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { FILE_STORAGE, type FileStorage } from '../../infra/storage/file-storage.js';
+import { StorageFailure } from '../../infra/storage/storage-failure.js';
 import { PlatformDropConfigDto } from '../dto/connection.dto.js';
 import { ConnectionFailure } from './connection-failure.js';
 import {
@@ -26,7 +27,8 @@ export function dropFolder(storeId: string, config: PlatformDropConfig): string 
 /**
  * The service's own drop location (contract section 9): files uploaded to the service (or written by
  * its exports) kept in the configured `FileStorage`, under the store's own folder, so that several
- * instances sharing a bucket see the same files.
+ * instances sharing a bucket see the same files. A full storage, a refused access or a missing bucket
+ * fails as the ConnectionFailure of the same name.
  */
 @Injectable()
 export class PlatformDropConnector implements Connector {
@@ -54,22 +56,29 @@ export class PlatformDropConnector implements Connector {
     const storage = this.storage;
     return {
       async list(): Promise<RemoteFile[]> {
-        return (await storage.list(folder))
+        return (await reasoned(storage.list(folder)))
           .map((file) => ({ name: file.key.slice(folder.length), bytes: file.bytes, modifiedAt: file.modifiedAt }))
           .filter((file) => !file.name.includes('/'));
       },
       async read(name: string): Promise<Readable> {
-        const file = await storage.open(folder + name);
+        const file = await reasoned(storage.open(folder + name));
         if (!file) throw new ConnectionFailure('not_found', { en: `No file ${name}.`, ar: `لا يوجد الملف ${name}.` });
         return file.content;
       },
       async write(name: string, content: Readable): Promise<void> {
-        await storage.write(folder + name, content);
+        await reasoned(storage.write(folder + name, content));
       },
       async remove(name: string): Promise<void> {
-        await storage.delete(folder + name);
+        await reasoned(storage.delete(folder + name));
       },
       async close(): Promise<void> {},
     };
   }
+}
+
+/** The storage's failure that names a reason as the connection's. */
+function reasoned<T>(operation: Promise<T>): Promise<T> {
+  return operation.catch((error: unknown) => {
+    throw error instanceof StorageFailure ? new ConnectionFailure(error.code) : error;
+  });
 }

@@ -32,6 +32,8 @@ export type SftpCredentials = { password: string } | { privateKey: string; passp
 /** SFTP status codes (draft-ietf-secsh-filexfer-02, section 7) the merchant can act on. */
 const SFTP_NO_SUCH_FILE = 2;
 const SFTP_PERMISSION_DENIED = 3;
+/** What OpenSSH answers for any other errno, a full disk (ENOSPC, EDQUOT) and a read-only file system (EROFS) among them. */
+const SFTP_FAILURE = 4;
 
 /** A host key as `ssh-keygen -lf` names it: its algorithm and `SHA256:` + unpadded base64 of its SHA-256. */
 export function hostKeyOf(key: Buffer): { algorithm: string; fingerprint: string } {
@@ -241,6 +243,7 @@ function failureOf(error: unknown): ConnectionFailure {
   if (level === 'client-timeout') return new ConnectionFailure('timeout');
   if (code === SFTP_NO_SUCH_FILE) return new ConnectionFailure('not_found');
   if (code === SFTP_PERMISSION_DENIED) return new ConnectionFailure('permission_denied');
+  if (code === SFTP_FAILURE) return new ConnectionFailure('server_refused');
   if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code))
     return new ConnectionFailure(code === 'ETIMEDOUT' ? 'timeout' : 'host_unreachable');
   return new ConnectionFailure('connection_lost');

@@ -39,7 +39,10 @@ export class StartRunDto {
   @OnlyWith('preview', true)
   firstRows?: number;
 
-  @ApiPropertyOptional({ description: 'A file at the source to run on, instead of the newest matching the template.' })
+  @ApiPropertyOptional({
+    description:
+      'A file at the source to run on, instead of the newest matching the template. Not for a flow reading a `database_read` query (400, `not_a_file_source`).',
+  })
   @OptionalField()
   @IsString()
   @Matches(FILE_NAME_PATTERN)

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { PoolClient } from 'pg';
 import type { Bilingual } from '../../common/bilingual.js';
 import {
@@ -12,11 +11,12 @@ import {
 } from '../../infra/database/record-import.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';
 import type { FileLocation, RemoteFile } from '../connectors/connector.js';
+import type { QueryRows } from '../connectors/database-read.js';
 import { templatePattern } from '../connectors/file-template.js';
 import { measuredStream } from '../connectors/measured-stream.js';
 import type { RunCounts } from '../entities/run.entity.js';
 import type { FieldValue } from '../structures/structures.js';
-import { FileRowsError, isRowProblem, readRows } from './file-rows.js';
+import { FileRowsError, isRowProblem, readRows, type FileRows } from './file-rows.js';
 import { RowMapper } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
 import { RunRowsWriter, type RunRowInput } from './run-rows.js';
@@ -30,7 +30,8 @@ export interface ImportRequest extends RunRequest {
   overridePercent?: number;
   /**
    * A scheduled run: the files this flow imported before (by name and SHA-256). When the newest file
-   * matching the template is one of them, or there is none, the run finds no new file (`missing`).
+   * matching the template is one of them, or there is none, the run finds no new file (`missing`). A
+   * query has no files: its rows are read afresh at every run.
    */
   imported?: { name: string; sha256: string }[];
 }
@@ -44,15 +45,58 @@ export interface RunFailure {
 export interface ImportOutcome {
   status: 'succeeded' | 'failed' | 'refused' | 'missing';
   counts: RunCounts;
-  /** The file read; `sha256` is null when only its first rows were. */
+  /** The file read; `sha256` is null when only its first rows were. Null for a query's rows. */
   file: { name: string; bytes: number; sha256: string | null } | null;
   refusal: Record<string, unknown> | null;
   error: RunFailure | null;
 }
 
-const BATCH_ROWS = 5000;
+/** Rows staged per statement: pg writes a statement's parameters on the thread requests share, about 5 µs a row. */
+const BATCH_ROWS = 2000;
 
 const failure = (code: string, message: Bilingual): RunFailure => ({ code, message_en: message.en, message_ar: message.ar });
+
+/** Where an import's rows come from, as its failures name it. */
+interface SourceWords {
+  missingColumns(missing: string[], header: string[]): Bilingual;
+  noRows: Bilingual;
+  /** A later row of a key: the first one's line counts. */
+  duplicate(key: string, firstLine: number): Bilingual;
+}
+
+const FILE_WORDS: SourceWords = {
+  missingColumns: (missing, header) => ({
+    en: `The file has no column ${missing.join(', ')} (its header: ${header.join(', ')}). Nothing was imported.`,
+    ar: `لا يحوي الملف العمود ${missing.join('، ')} (ترويسته: ${header.join('، ')}). لم يُستورد شيء.`,
+  }),
+  noRows: { en: 'The file holds no rows: nothing was imported.', ar: 'لا يحوي الملف أي صفوف: لم يُستورد شيء.' },
+  duplicate: (key, firstLine) => ({
+    en: `${key} is also on line ${firstLine}, which counts.`,
+    ar: `${key} موجود أيضًا في السطر ${firstLine}، وهو المعتمد.`,
+  }),
+};
+
+const QUERY_WORDS: SourceWords = {
+  missingColumns: (missing, header) => ({
+    en: `The query answers no column ${missing.join(', ')} (its columns: ${header.join(', ')}). Nothing was imported.`,
+    ar: `لا يُرجع الاستعلام العمود ${missing.join('، ')} (أعمدته: ${header.join('، ')}). لم يُستورد شيء.`,
+  }),
+  noRows: { en: 'The query answered no rows: nothing was imported.', ar: 'لم يُرجع الاستعلام أي صفوف: لم يُستورد شيء.' },
+  duplicate: (key, firstRow) => ({
+    en: `${key} is also in row ${firstRow} of the query’s answer, which counts.`,
+    ar: `${key} موجود أيضًا في الصف ${firstRow} من نتيجة الاستعلام، وهو المعتمد.`,
+  }),
+};
+
+/** An import's rows: a file's or a query's. */
+interface ImportSource {
+  rows: FileRows;
+  /** Whether `rows.header` names every row's columns (JSON lines name their fields line by line). */
+  namesColumns: boolean;
+  words: SourceWords;
+  /** Called once the rows are read (all of them, or not): the file as read, if it did not change meanwhile. */
+  finishReading(whole: boolean): Promise<void>;
+}
 
 /** A run that stops before writing anything: nothing changes, and its reason is recorded. */
 class RunStopped extends Error {
@@ -62,11 +106,12 @@ class RunStopped extends Error {
 }
 
 /**
- * An import run (contract section 9): the file read as a stream, each row mapped and checked (a rejected
- * row does not stop the others), the valid rows staged in the run's own transaction, compared with the
- * store's records, and applied all at once, or not at all: a failure, the shrink guard's refusal, a
- * preview and a killed process all leave the catalogue as it was. `read = created + changed + unchanged +
- * rejected` is checked before anything commits. A succeeded run's outcome commits with its changes.
+ * An import run (contract section 9): the file read as a stream (or a `database_read` query's rows
+ * through a cursor), each row mapped and checked (a rejected row does not stop the others), the valid
+ * rows staged in the run's own transaction, compared with the store's records, and applied all at once,
+ * or not at all: a failure (the query's midway included), the shrink guard's refusal, a preview and a
+ * killed process all leave the catalogue as it was. `read = created + changed + unchanged + rejected` is
+ * checked before anything commits. A succeeded run's outcome commits with its changes.
  */
 @Injectable()
 export class ImportRunner {
@@ -74,61 +119,30 @@ export class ImportRunner {
 
   async run(request: ImportRequest): Promise<ImportOutcome> {
     const counts: RunCounts = { read: 0, changed: 0, created: 0, deactivated: 0, rejected: 0, unchanged: 0, sent: 0 };
-    let file: ImportOutcome['file'] = null;
+    // The file as read, once it is: a failed run records it too.
+    const reading: { file: ImportOutcome['file'] } = { file: null };
     const lists = new RunRowsWriter(this.database.pool, request.runId);
+    const mapper = new RowMapper(request.structure, request.fields);
     const controller = new AbortController();
     let location: FileLocation | undefined;
+    let query: QueryRows | undefined;
     try {
-      location = await request.connector.location!(request.target, controller.signal);
-      const chosen = await chooseFile(location, request.fileTemplate, request.file).catch((error: unknown) => {
-        if (request.imported && error instanceof ConnectionFailure && error.code === 'no_matching_file') return null;
-        throw error;
-      });
-      if (!chosen || (request.imported && (await alreadyImported(location, chosen, request.imported)))) {
-        const looked = chosen ? `${chosen.name} was imported already` : `no file matches ${request.fileTemplate}`;
-        return {
-          status: 'missing',
-          counts,
-          file,
-          refusal: null,
-          error: failure('no_new_file', {
-            en: `No new file: ${looked}.`,
-            ar: `لا ملف جديد: ${chosen ? `سبق استيراد ${chosen.name}` : `لا ملف يطابق ${request.fileTemplate}`}.`,
-          }),
-        };
+      let source: ImportSource;
+      if (request.connector.rows) {
+        query = await request.connector.rows(request.target, controller.signal);
+        source = { rows: query, namesColumns: true, words: QUERY_WORDS, finishReading: async () => undefined };
+      } else {
+        location = await request.connector.location!(request.target, controller.signal);
+        const opened = await openFile(request, location, mapper, reading);
+        if ('missing' in opened) return { ...opened.missing, counts, file: null };
+        source = opened;
       }
-      const changed = (now: { en: string; ar: string }) =>
-        new RunStopped({
-          status: 'failed',
-          refusal: null,
-          error: failure('file_changed', {
-            en: `${chosen.name} changed while it was read (${chosen.bytes} bytes when the run began, ${now.en}): nothing was imported. Run again once the file is complete.`,
-            ar: `تغيّر ${chosen.name} أثناء قراءته (${chosen.bytes} بايت عند بدء التشغيل، ${now.ar}): لم يُستورد شيء. شغّله مجددًا حين يكتمل الملف.`,
-          }),
-        });
-      // A file still being written is read no further than it was long when the run began.
-      const hashed = measuredStream(chosen.bytes, () => changed({ en: 'longer now', ar: 'وهو أطول الآن' }));
-      const content = (await location.read(chosen.name)).on('error', (error) => hashed.stream.destroy(error));
-      const outcome = await this.importFile(request, content.pipe(hashed.stream), counts, lists, async (whole) => {
-        if (!whole) return (file = { name: chosen.name, bytes: chosen.bytes, sha256: null });
-        file = { name: chosen.name, bytes: hashed.bytes(), sha256: hashed.sha256() };
-        const now = (await location!.list()).find((candidate) => candidate.name === chosen.name);
-        if (!now || now.bytes !== chosen.bytes || now.modifiedAt.getTime() !== chosen.modifiedAt.getTime() || file.bytes !== chosen.bytes) {
-          throw changed(
-            now
-              ? {
-                  en: `${now.bytes} bytes now, modified ${now.modifiedAt.toISOString()}`,
-                  ar: `و${now.bytes} بايت الآن، عُدّل ${now.modifiedAt.toISOString()}`,
-                }
-              : { en: 'gone now', ar: 'ولم يعد موجودًا' },
-          );
-        }
-        return file;
-      });
+      const outcome = await this.importRows(request, mapper, source, counts, lists, reading);
       await lists.flush();
-      return { ...outcome, counts, file };
+      return { ...outcome, counts, file: reading.file };
     } catch (error) {
       await lists.flush();
+      const file = reading.file;
       if (error instanceof RunStopped) return { ...error.outcome, counts, file };
       if (error instanceof ConnectionFailure) return { status: 'failed', counts, file, refusal: null, error: error.describe() };
       if (error instanceof FileRowsError)
@@ -137,31 +151,24 @@ export class ImportRunner {
     } finally {
       controller.abort();
       await location?.close().catch(() => undefined);
+      await query?.close();
     }
   }
 
-  private async importFile(
+  private async importRows(
     request: ImportRequest,
-    content: Readable,
+    mapper: RowMapper,
+    source: ImportSource,
     counts: RunCounts,
     lists: RunRowsWriter,
-    /** Called once the rows are read (all of them, or not): the file as read, if it did not change meanwhile. */
-    finishReading: (whole: boolean) => Promise<ImportOutcome['file']>,
+    reading: { file: ImportOutcome['file'] },
   ): Promise<Pick<ImportOutcome, 'status' | 'refusal' | 'error'>> {
-    const mapper = new RowMapper(request.structure, request.fields);
-    const rows = readRows(content, { format: request.format, encoding: request.encoding, columns: mapper.sources });
+    const { rows, words } = source;
     const header = await rows.header;
-    if (request.format !== 'jsonl' && header.length > 0) {
-      const missing = mapper.sources.filter((source) => !header.includes(source));
+    if (source.namesColumns && header.length > 0) {
+      const missing = mapper.sources.filter((column) => !header.includes(column));
       if (missing.length > 0) {
-        throw new RunStopped({
-          status: 'failed',
-          refusal: null,
-          error: failure('missing_columns', {
-            en: `The file has no column ${missing.join(', ')} (its header: ${header.join(', ')}). Nothing was imported.`,
-            ar: `لا يحوي الملف العمود ${missing.join('، ')} (ترويسته: ${header.join('، ')}). لم يُستورد شيء.`,
-          }),
-        });
+        throw new RunStopped({ status: 'failed', refusal: null, error: failure('missing_columns', words.missingColumns(missing, header)) });
       }
     }
     const importer = RECORD_IMPORTS[request.structure.name];
@@ -202,8 +209,8 @@ export class ImportRunner {
         await staged.add(item.line, mapped.values);
       }
       await staged.flush();
-      const file = await finishReading(whole);
-      await this.rejectDuplicates(client, counts, lists);
+      await source.finishReading(whole);
+      await this.rejectDuplicates(client, counts, lists, words);
       const plan = await importer.plan(client, request.storeId, replace);
       for (const rejection of plan.rejected) {
         counts.rejected++;
@@ -216,13 +223,7 @@ export class ImportRunner {
       if (counts.read !== counts.created + counts.changed + counts.unchanged + counts.rejected) {
         throw new Error(`run ${request.runId}: counts do not add up: ${JSON.stringify(counts)}`);
       }
-      if (counts.read === 0) {
-        throw new RunStopped({
-          status: 'failed',
-          refusal: null,
-          error: failure('no_rows', { en: 'The file holds no rows: nothing was imported.', ar: 'لا يحوي الملف أي صفوف: لم يُستورد شيء.' }),
-        });
-      }
+      if (counts.read === 0) throw new RunStopped({ status: 'failed', refusal: null, error: failure('no_rows', words.noRows) });
       if (replace) this.guard(request, plan.wouldDeactivate, plan.activeRecords);
       if (request.preview) {
         await importer.listPlanned(client, request.storeId, replace);
@@ -234,7 +235,7 @@ export class ImportRunner {
       await keepOutcome(client, request.runId);
       await client.query(
         `update data_hub_runs set status = 'succeeded', counts = $2, file = $3, finished_at = clock_timestamp() where id = $1`,
-        [request.runId, JSON.stringify(counts), JSON.stringify(file)],
+        [request.runId, JSON.stringify(counts), JSON.stringify(reading.file)],
       );
       await client.query('commit');
       // The commit runs the deferred triggers (search refreshes the products that changed): the run ends after it.
@@ -249,25 +250,19 @@ export class ImportRunner {
     }
   }
 
-  /** A key the file holds twice: its first row counts, each later one is rejected naming the first. */
-  private async rejectDuplicates(client: PoolClient, counts: RunCounts, lists: RunRowsWriter): Promise<void> {
+  /** A key the rows hold twice: its first row counts, each later one is rejected naming the first. */
+  private async rejectDuplicates(client: PoolClient, counts: RunCounts, lists: RunRowsWriter, words: SourceWords): Promise<void> {
     const { rows } = await client.query<{ line: number; key: string; first: number }>(
       `delete from ${IMPORT_STAGING} s using (select line, min(line) over (partition by key) as first from ${IMPORT_STAGING}) d
        where s.line = d.line and d.line <> d.first returning s.line, s.key, d.first`,
     );
     for (const row of rows.sort((a, b) => a.line - b.line)) {
       counts.rejected++;
+      const message = words.duplicate(row.key, row.first);
       await lists.add('rejected', {
         line: row.line,
         key: row.key,
-        errors: [
-          {
-            field: null,
-            code: 'duplicate_key',
-            message_en: `${row.key} is also on line ${row.first}, which counts.`,
-            message_ar: `${row.key} موجود أيضًا في السطر ${row.first}، وهو المعتمد.`,
-          },
-        ],
+        errors: [{ field: null, code: 'duplicate_key', message_en: message.en, message_ar: message.ar }],
       });
     }
   }
@@ -293,6 +288,76 @@ export class ImportRunner {
       },
     });
   }
+}
+
+/**
+ * The file the run imports, opened: the one requested, or the newest matching the template; for a
+ * scheduled run, `missing` when there is none or it was imported before. Its rows are read no further
+ * than the file was long when the run began, and once read, the file must not have changed meanwhile.
+ */
+async function openFile(
+  request: ImportRequest,
+  location: FileLocation,
+  mapper: RowMapper,
+  reading: { file: ImportOutcome['file'] },
+): Promise<ImportSource | { missing: Pick<ImportOutcome, 'status' | 'refusal' | 'error'> }> {
+  const chosen = await chooseFile(location, request.fileTemplate, request.file).catch((error: unknown) => {
+    if (request.imported && error instanceof ConnectionFailure && error.code === 'no_matching_file') return null;
+    throw error;
+  });
+  if (!chosen || (request.imported && (await alreadyImported(location, chosen, request.imported)))) {
+    const looked = chosen ? `${chosen.name} was imported already` : `no file matches ${request.fileTemplate}`;
+    return {
+      missing: {
+        status: 'missing',
+        refusal: null,
+        error: failure('no_new_file', {
+          en: `No new file: ${looked}.`,
+          ar: `لا ملف جديد: ${chosen ? `سبق استيراد ${chosen.name}` : `لا ملف يطابق ${request.fileTemplate}`}.`,
+        }),
+      },
+    };
+  }
+  const changed = (now: { en: string; ar: string }) =>
+    new RunStopped({
+      status: 'failed',
+      refusal: null,
+      error: failure('file_changed', {
+        en: `${chosen.name} changed while it was read (${chosen.bytes} bytes when the run began, ${now.en}): nothing was imported. Run again once the file is complete.`,
+        ar: `تغيّر ${chosen.name} أثناء قراءته (${chosen.bytes} بايت عند بدء التشغيل، ${now.ar}): لم يُستورد شيء. شغّله مجددًا حين يكتمل الملف.`,
+      }),
+    });
+  // A file still being written is read no further than it was long when the run began.
+  const hashed = measuredStream(chosen.bytes, () => changed({ en: 'longer now', ar: 'وهو أطول الآن' }));
+  const content = (await location.read(chosen.name)).on('error', (error) => hashed.stream.destroy(error));
+  return {
+    rows: readRows(content.pipe(hashed.stream), { format: request.format, encoding: request.encoding, columns: mapper.sources }),
+    namesColumns: request.format !== 'jsonl',
+    words: FILE_WORDS,
+    async finishReading(whole) {
+      if (!whole) {
+        reading.file = { name: chosen.name, bytes: chosen.bytes, sha256: null };
+        return;
+      }
+      reading.file = { name: chosen.name, bytes: hashed.bytes(), sha256: hashed.sha256() };
+      const now = (await location.list()).find((candidate) => candidate.name === chosen.name);
+      if (
+        !now ||
+        now.bytes !== chosen.bytes ||
+        now.modifiedAt.getTime() !== chosen.modifiedAt.getTime() ||
+        reading.file.bytes !== chosen.bytes
+      ) {
+        throw changed(
+          now
+            ? {
+                en: `${now.bytes} bytes now, modified ${now.modifiedAt.toISOString()}`,
+                ar: `و${now.bytes} بايت الآن، عُدّل ${now.modifiedAt.toISOString()}`,
+              }
+            : { en: 'gone now', ar: 'ولم يعد موجودًا' },
+        );
+      }
+    },
+  };
 }
 
 /** The requested file, or the newest matching the template (ties broken by name). */

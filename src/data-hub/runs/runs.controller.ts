@@ -56,7 +56,8 @@ export class RunsController {
   @RequirePermission('data.flows.read')
   @ApiOperation({
     summary: 'Rows the run rejected',
-    description: '`{ line, values, errors: [{ field, code, message_en, message_ar }] }`, in order.',
+    description:
+      '`{ line, values, errors: [{ field, code, message_en, message_ar }] }`, in order. `line` is the file’s line (the header counts), or for a `database_read` query the row’s ordinal (the first row is 1).',
   })
   @ApiOkResponse({ description: '`{ items, nextCursor }`' })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')

@@ -15,7 +15,8 @@ export interface ListedFile extends StoredFile {
  * Where the service keeps files it makes or receives (exports, delivered reports, the data hub's
  * drop): a strategy, so that several instances can share a bucket instead of one disk. Keys are
  * relative paths of `[A-Za-z0-9._/-]` the caller builds; a write is all or nothing (readers never
- * see half a file, and a failed write leaves nothing under its key).
+ * see half a file, and a failed write leaves nothing under its key). The storage StorageModule provides
+ * fails a full disk, a refused access and a missing bucket as a StorageFailure naming it.
  */
 export interface FileStorage {
   /** Streams `content` into `key`, replacing what was there once it is complete. */

@@ -2,6 +2,7 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { codeIn, ERRORS } from '../../common/errors/error-catalogue.js';
 import type { Locale } from '../../common/locale.js';
 import type { FileStorage } from '../../infra/storage/file-storage.js';
+import { StorageFailure } from '../../infra/storage/storage-failure.js';
 import { NotificationFailedError } from '../../notifications/notifier.js';
 import type { DateRange } from '../query/ranges.js';
 import type { ReportRows } from '../query/report-rows.js';
@@ -92,10 +93,12 @@ export function gaveUp(attempts: number, last: Failure = INTERRUPTED): Failure {
  * Why a piece of background work failed, as the merchant reads it, and whether trying again could
  * help: a definition that no longer stands (a measure gone, a plan downgraded, a permission removed) is
  * refused the way its request would be, for good; a mail server or a database that did not answer is
- * tried again.
+ * tried again; the file storage says what failed (full: tried again, as room may be made; a refused
+ * access or a missing bucket: for good, until the operator mends it).
  */
 export function failureOf(error: unknown): { permanent: boolean; error: Failure } {
   if (error instanceof PermanentFailure) return { permanent: true, error: error.failure };
+  if (error instanceof StorageFailure) return { permanent: !error.retryable, error: error.describe() };
   if (error instanceof ApiError && error.status < 500) {
     const message = error.options.message;
     return {
