@@ -56,7 +56,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   else if (apiError.status >= 500) request.log.warn({ code: apiError.code, cause: (error as Error)?.message }, 'request refused');
   for (const [name, value] of Object.entries(apiError.options.headers ?? {})) reply.header(name, value);
   // Also here, not only in the onRequest hook: some refusals happen before hooks run.
-  reply.header('X-Request-Id', request.id);
+  reply.header('X-Request-Id', request.id).header('X-Content-Type-Options', 'nosniff');
   return reply
     .code(apiError.status)
     .type('application/problem+json')
