@@ -555,4 +555,63 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await expect.poll(() => page.locator('[data-connection]').count()).toBe(25);
     await expectAccessible(page, 'connections, page 2 (en)');
   });
+
+  it('an export flow offers its formula safety, escaped by default; its page and each run show the setting, in Arabic too', async () => {
+    // An import writes no file: its form has no such control.
+    await page.goto(flowUrl);
+    await heading('Supplier stock import');
+    expect(await page.getByRole('combobox', { name: 'Formulas in cells' }).count()).toBe(0);
+    expect(await page.locator('dd[data-formula-safety]').count()).toBe(0);
+
+    const token = await staffToken(t.app, owner);
+    const mapping = {
+      name: 'Customers out',
+      structure: 'customers',
+      direction: 'export',
+      fields: [
+        { target: 'email', source: 'email' },
+        { target: 'first', source: 'first_name' },
+      ],
+    };
+    ok(await adminCall(t.app, 'POST', '/admin/data-hub/mappings', token, mapping), 201);
+    await nav('Flows');
+    await page.getByRole('link', { name: 'New flow' }).click();
+    await heading('New flow');
+    await page.getByLabel('Name', { exact: true }).fill('Customers export');
+    await page.getByRole('combobox', { name: 'Connection' }).selectOption({ label: 'Supplier drop (Active)' });
+    await page.getByRole('combobox', { name: 'Mapping' }).selectOption({ label: 'Customers out (customers, Export)' });
+    const formulas = page.getByRole('combobox', { name: 'Formulas in cells' });
+    expect(await formulas.inputValue()).toBe('escape');
+    const hint = (await formulas.getAttribute('aria-describedby'))!.split(' ')[0];
+    expect(await page.locator(`[id="${hint}"]`).textContent()).toContain('leading apostrophe');
+    await page.getByRole('textbox', { name: 'File name template' }).fill('customers.csv');
+    await expectAccessible(page, 'new export flow with its formula safety (en)');
+    await shoot(page, 'hub-flow-export-new-en');
+    const posted = page.waitForRequest((request) => request.url().endsWith('/admin/data-hub/flows') && request.method() === 'POST');
+    await page.getByRole('button', { name: 'Create' }).click();
+    expect((await posted).postDataJSON()).toMatchObject({ direction: 'export', formulaSafety: 'escape' });
+    await heading('Customers export');
+    await expect
+      .poll(() => page.locator('dd[data-formula-safety]').textContent())
+      .toBe('Escaped — shown as text, never run (files people open)');
+
+    // A machine feed: raw, saved from the form, shown on the page and recorded by the run.
+    await page.getByRole('combobox', { name: 'Formulas in cells' }).selectOption('raw');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved.').waitFor();
+    await expect.poll(() => page.locator('dd[data-formula-safety]').getAttribute('data-formula-safety')).toBe('raw');
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.locator('[data-started]').getByRole('link', { name: 'Open the run' }).click();
+    await page.waitForURL(/\/data-hub\/runs\/[\w-]+$/);
+    await t.app.get(RunsService).execute(/runs\/([\w-]+)$/.exec(page.url())![1]);
+    await page.locator('[data-status="succeeded"]').first().waitFor({ timeout: 15_000 });
+    const recorded = page.locator('p[data-formula-safety="raw"]');
+    await expect.poll(() => recorded.textContent()).toBe('Formulas in cells: Raw — written as they are (machine feeds)');
+    await expectAccessible(page, 'export run with its formula safety (en)');
+    await page.getByLabel('Language').selectOption('ar');
+    await expect.poll(() => recorded.textContent()).toMatch(/^الصيغ في الخلايا: كما هي/);
+    await expectAccessible(page, 'export run with its formula safety (ar)');
+    await shoot(page, 'hub-run-formula-safety-ar');
+    await page.getByLabel('اللغة').selectOption('en');
+  });
 });

@@ -67,6 +67,7 @@ describe('data hub flows (contract section 9)', () => {
       encoding: 'utf-8',
       fileTemplate: 'stock-{yyyy}{MM}{dd}.csv',
       mode: 'upsert',
+      formulaSafety: 'escape',
       schedule: { cron: '30 2 * * *', timezone: 'Asia/Riyadh' },
       paused: false,
       muted: false,

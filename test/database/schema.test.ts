@@ -39,6 +39,7 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   '0018-data-hub-run-alerts': '391cee058e461c0b2edd8b03bd9d61e41b58b826e9e1da17c9861907d7ce46b7',
   '0019-insights-schedule-connections': 'a32b5039c4569a5e90dbd402a4857778e8e69ef3dad408ca95a84e177da5d5f8',
   '0020-data-hub-imports': '96320027143e5107eae6693205cf241e76c6daec85e5cb1ac77197cf94f38765',
+  '0021-data-hub-formula-safety': 'b9677931a48479bc801c2cda4eba925c2d641a22c3a70763a4ddcabd4dbf9aa4',
 };
 
 describe('schema', () => {

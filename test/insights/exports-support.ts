@@ -6,6 +6,7 @@ import type { TestDatabase } from '../support/database.js';
 import { adminCall } from '../support/dashboard.js';
 import { ok } from '../support/responses.js';
 import { eventually } from '../support/waiting.js';
+import { formulaSafeText } from '../../src/common/formula-safety.js';
 
 /** A calendar date `days` before today, UTC. */
 export function daysAgo(days: number): string {
@@ -81,7 +82,10 @@ export async function xlsxRows(bytes: Buffer): Promise<{ headers: unknown[][]; r
   return { headers, rows, sheets: workbook.worksheets };
 }
 
-/** A text cell of a CSV as written: a leading formula character defused with an apostrophe. */
-export function csvText(text: string): string {
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+/** A text cell of a file as written: a leading formula character defused with an apostrophe. */
+export const writtenText = formulaSafeText;
+
+/** Figures by query, the queries as a file writes them (formula-safe). */
+export function byWrittenQuery<T>(byQuery: Map<string, T>): Map<string, T> {
+  return new Map([...byQuery].map(([query, value]) => [writtenText(query), value]));
 }

@@ -315,6 +315,11 @@ const en = {
   'hub.direction.export': 'Export',
   'hub.mode.upsert': 'Add and update',
   'hub.mode.replace': 'Replace (deactivate what the file no longer holds)',
+  'hub.field.formulaSafety': 'Formulas in cells',
+  'hub.formulaSafety.escape': 'Escaped — shown as text, never run (files people open)',
+  'hub.formulaSafety.raw': 'Raw — written as they are (machine feeds)',
+  'hub.formulaSafety.hint':
+    'CSV and XLSX: text that begins with = + - @, a tab or a line break gets a leading apostrophe, so a spreadsheet shows it and never runs it as a formula. Choose raw only for a file another system reads. Numbers are never changed; JSON lines are never escaped.',
   'hub.trigger.manual': 'Manual',
   'hub.trigger.schedule': 'Scheduled',
   'hub.count.read': 'Read',
@@ -781,6 +786,11 @@ const ar: Record<MessageKey, string> = {
   'hub.direction.export': 'تصدير',
   'hub.mode.upsert': 'إضافة وتحديث',
   'hub.mode.replace': 'استبدال (تعطيل ما لم يعد في الملف)',
+  'hub.field.formulaSafety': 'الصيغ في الخلايا',
+  'hub.formulaSafety.escape': 'محيَّدة — تظهر نصًا ولا تُنفَّذ أبدًا (ملفات يفتحها أشخاص)',
+  'hub.formulaSafety.raw': 'كما هي — تُكتب دون تغيير (ملفات تقرؤها أنظمة)',
+  'hub.formulaSafety.hint':
+    "في CSV وXLSX: تُضاف فاصلة علوية (') قبل كل نص يبدأ بـ = أو + أو - أو @ أو بمسافة جدولة أو بفاصل سطر، فيعرضه برنامج الجداول نصًا ولا ينفّذه صيغةً أبدًا. اختر «كما هي» فقط لملف يقرؤه نظام آخر. لا تتغير الأرقام أبدًا، ولا يُحيَّد شيء في JSON lines.",
   'hub.trigger.manual': 'يدوي',
   'hub.trigger.schedule': 'مجدول',
   'hub.count.read': 'المقروءة',

@@ -64,7 +64,8 @@ export class ConnectionsController {
   @RequirePermission('data.connections.manage')
   @ApiOperation({
     summary: 'Change a connection',
-    description: 'A change of config or credentials, or `hostKey: null` (clears an SFTP pin), returns it to `untested`.',
+    description:
+      'A change of config or credentials, or `hostKey: null` (clears an SFTP pin), returns it to `untested`. The connection as GET returned it is accepted back: `id`, `status`, `lastTest`, `createdAt`, `updatedAt` and `credentials` as GET describes them (`{ set, fields }`: the stored credentials stay) are ignored, `kind` and the pinned `hostKey` while unchanged; a change to either is 400 validation_failed with code `immutable`.',
   })
   @ApiOkResponse({ description: 'The connection.' })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')

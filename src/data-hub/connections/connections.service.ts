@@ -24,6 +24,7 @@ import { ConnectorRegistry } from '../connectors/connector-registry.js';
 import { formatOfName } from '../connectors/file-template.js';
 import { privateKeyOpens } from '../connectors/sftp.js';
 import type { ConnectionFieldsQueryDto, CreateConnectionDto, UpdateConnectionDto } from '../dto/connection.dto.js';
+import { refuseChanges } from '../dto/read-back.js';
 import type { ConnectionKind, ConnectionStatus, ConnectionTestOutcome, PinnedHostKey } from '../entities/connection.entity.js';
 
 /** The SecretBox that seals connection credentials: its own key, derived from SECRET_KEY. */
@@ -119,7 +120,27 @@ export class ConnectionsService {
     await this.em.fork().transactional(async (em) => {
       const stored = await this.stored(admin, id, em);
       const connector = this.connectors.of(stored.kind);
-      if (body.hostKey === null && stored.kind !== 'sftp') throw invalidField('hostKey', 'whitelistValidation', NOT_ALLOWED_FIELD);
+      refuseChanges([
+        {
+          field: 'kind',
+          sent: body.kind,
+          current: stored.kind,
+          message: {
+            en: `A connection’s kind cannot change (this one is ${stored.kind}): create a new ${body.kind} connection.`,
+            ar: `لا يتغير نوع الاتصال (هذا الاتصال ${stored.kind}): أنشئ اتصال ${body.kind} جديدًا.`,
+          },
+        },
+        {
+          field: 'hostKey',
+          // null is no pin sent back: it clears the pin, below.
+          sent: body.hostKey ?? undefined,
+          current: stored.host_key,
+          message: {
+            en: 'Only a passed test pins a host key: send the pinned one back as it is, or null to clear the pin (the next test pins the key the server presents).',
+            ar: 'لا يُثبَّت مفتاح المضيف إلا باختبار ناجح: أرسل المفتاح المثبّت كما هو، أو null لإلغاء التثبيت (يثبّت الاختبار التالي المفتاح الذي يقدمه الخادم).',
+          },
+        },
+      ]);
       const config = body.config === undefined ? undefined : this.config(connector, body.config);
       const credentials = this.credentials(connector, body.credentials, false);
       const configChanged = config !== undefined && canonical(config) !== canonical(stored.config);

@@ -1,9 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { NotWith, NullableField, OptionalField, TextField } from '../../common/validation/fields.js';
-import { CONNECTION_KINDS, type ConnectionKind } from '../entities/connection.entity.js';
+import { CONNECTION_KINDS, type ConnectionKind, type PinnedHostKey } from '../entities/connection.entity.js';
 import { SOURCE_FORMATS, type SourceFormat } from '../connectors/file-fields.js';
 import { TEMPLATE_SHAPE } from '../connectors/file-template.js';
+import { immutableDoc, SERVER_OWNED_OBJECT, ServerOwned } from './read-back.js';
 
 /** A host name or an address (IPv6 in brackets or bare). */
 const HOST =
@@ -98,8 +100,28 @@ export class CreateConnectionDto {
   credentials?: Record<string, unknown>;
 }
 
+/**
+ * `credentials` as GET describes them (`{ set, fields }`): no credential of any kind has those members,
+ * so such a value is the description sent back, not credentials to store.
+ */
+function isCredentialsDescription(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { set, fields, ...rest } = value as Record<string, unknown>;
+  return (
+    Object.keys(rest).length === 0 &&
+    typeof set === 'boolean' &&
+    Array.isArray(fields) &&
+    fields.every((field) => typeof field === 'string')
+  );
+}
+
+/** What is given changes; or the connection as GET returned it, changed. */
 export class UpdateConnectionDto {
   @ApiPropertyOptional({ maxLength: 120 }) @OptionalField() @TextField(120, 1) name?: string;
+  @ApiPropertyOptional({ enum: CONNECTION_KINDS, description: immutableDoc('create a new connection of the other kind.') })
+  @OptionalField()
+  @IsIn(CONNECTION_KINDS)
+  kind?: ConnectionKind;
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
@@ -111,20 +133,28 @@ export class UpdateConnectionDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'Write-only: replaces the credentials; a change returns the connection to untested.',
+    description:
+      'Write-only: replaces the credentials; a change returns the connection to untested. `{ set, fields }` as GET describes them is ignored: the stored credentials stay.',
   })
   @OptionalField()
+  @Transform(({ value }) => (isCredentialsDescription(value) ? undefined : value))
   @IsObject()
   credentials?: Record<string, unknown>;
   @ApiPropertyOptional({
-    type: 'string',
-    enum: [null],
+    type: 'object',
     nullable: true,
-    description: 'Only `null`: clears an SFTP host key pin, so the next test pins the key the server presents.',
+    properties: { algorithm: { type: 'string' }, fingerprint: { type: 'string' }, pinnedAt: { type: 'string', format: 'date-time' } },
+    description:
+      '`null` clears an SFTP host key pin, so the next test pins the key the server presents (nothing to clear on other kinds). The pin as GET returns it is ignored; any other value is 400 validation_failed with code `immutable`: only a passed test pins a key.',
   })
   @NullableField()
-  @IsIn([null], { message: 'only null (clear the pin) is accepted' })
-  hostKey?: null;
+  @IsObject()
+  hostKey?: PinnedHostKey | null;
+  @ServerOwned() id?: undefined;
+  @ServerOwned() status?: undefined;
+  @ServerOwned(SERVER_OWNED_OBJECT) lastTest?: undefined;
+  @ServerOwned() createdAt?: undefined;
+  @ServerOwned() updatedAt?: undefined;
 }
 
 export class ConnectionFieldsQueryDto {

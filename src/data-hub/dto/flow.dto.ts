@@ -16,12 +16,14 @@ import {
   ValidateBy,
   ValidateNested,
 } from 'class-validator';
+import { FORMULA_SAFETY, type FormulaSafety } from '../../common/formula-safety.js';
 import { EmailField, NullableField, OptionalField, TextField } from '../../common/validation/fields.js';
 import { SOURCE_FORMATS, type SourceFormat } from '../connectors/file-fields.js';
 import { TEMPLATE_SHAPE } from '../connectors/file-template.js';
 import { FILE_ENCODINGS, FLOW_MODES, type FlowMode } from '../entities/flow.entity.js';
 import { cronProblem, isTimezone } from '../flows/flow-schedule.js';
 import { DIRECTIONS, type Direction } from '../structures/structures.js';
+import { immutableDoc, SERVER_OWNED_OBJECT, ServerOwned } from './read-back.js';
 
 export class FlowScheduleDto {
   @ApiProperty({ example: '0 2 * * *', description: 'Five fields: minute hour day-of-month month day-of-week.' })
@@ -74,7 +76,12 @@ export class ShrinkGuardDto {
 const TEMPLATE_DOC = {
   example: 'stock-{yyyy}{MM}{dd}.csv',
   description:
-    'Imports read the newest unprocessed file matching it (`*` matches any characters); exports name their file by it, its tokens filled in with the run’s start in the flow’s schedule’s time zone, else the store’s (no `*`).',
+    'Imports read the newest unprocessed file matching it (`*` matches any characters); exports name their file by it, its tokens filled in with the run’s start in the flow’s schedule’s time zone, else the store’s (no `*`). An import from a `database_read` connection reads its query’s rows instead, afresh at every run: it takes a template of this shape (`query.csv`, say) and ignores it, as it ignores `format`, `encoding` and `missingAfterMinutes`, and its runs have `file: null`.',
+};
+
+const FORMAT_DOC = {
+  enum: SOURCE_FORMATS,
+  description: 'The file’s format. Ignored by imports from a `database_read` connection (see `fileTemplate`).',
 };
 
 function FileTemplateField() {
@@ -99,6 +106,15 @@ class FlowFieldsDto {
   @OptionalField()
   @IsIn(FLOW_MODES)
   mode?: FlowMode;
+  @ApiPropertyOptional({
+    enum: FORMULA_SAFETY,
+    default: 'escape',
+    description:
+      "Exports to CSV and XLSX: `escape` writes text that begins with `=`, `+`, `-`, `@`, a tab, a carriage return or a line feed with a leading apostrophe (`'=1+1`), so that a spreadsheet shows it and never runs it (OWASP), for files a person opens; `raw` writes every value as it is, for machine feeds. Text is escaped whatever it reads as (`-12.5` as text too); numbers, booleans and empty cells never are. JSON lines are never escaped. Imports take the setting and ignore it.",
+  })
+  @OptionalField()
+  @IsIn(FORMULA_SAFETY)
+  formulaSafety?: FormulaSafety;
   @ApiPropertyOptional({
     type: 'object',
     nullable: true,
@@ -148,14 +164,24 @@ export class CreateFlowDto extends FlowFieldsDto {
   @ApiProperty() @IsUUID() connectionId: string;
   @ApiProperty() @IsUUID() mappingId: string;
   @ApiProperty({ enum: DIRECTIONS }) @IsIn(DIRECTIONS) direction: Direction;
-  @ApiProperty({ enum: SOURCE_FORMATS }) @IsIn(SOURCE_FORMATS) format: SourceFormat;
+  @ApiProperty(FORMAT_DOC) @IsIn(SOURCE_FORMATS) format: SourceFormat;
   @ApiProperty(TEMPLATE_DOC) @FileTemplateField() fileTemplate: string;
 }
 
+/** What is given changes; or the flow as GET returned it, changed. */
 export class UpdateFlowDto extends FlowFieldsDto {
   @ApiPropertyOptional({ maxLength: 120 }) @OptionalField() @TextField(120, 1) name?: string;
   @ApiPropertyOptional() @OptionalField() @IsUUID() connectionId?: string;
   @ApiPropertyOptional() @OptionalField() @IsUUID() mappingId?: string;
-  @ApiPropertyOptional({ enum: SOURCE_FORMATS }) @OptionalField() @IsIn(SOURCE_FORMATS) format?: SourceFormat;
+  @ApiPropertyOptional(FORMAT_DOC) @OptionalField() @IsIn(SOURCE_FORMATS) format?: SourceFormat;
   @ApiPropertyOptional(TEMPLATE_DOC) @OptionalField() @FileTemplateField() fileTemplate?: string;
+  @ApiPropertyOptional({ enum: DIRECTIONS, description: immutableDoc('create a new flow, with a mapping of the other direction.') })
+  @OptionalField()
+  @IsIn(DIRECTIONS)
+  direction?: Direction;
+  @ServerOwned() id?: undefined;
+  @ServerOwned({ type: 'string', nullable: true }) nextRunAt?: undefined;
+  @ServerOwned(SERVER_OWNED_OBJECT) lastRun?: undefined;
+  @ServerOwned() createdAt?: undefined;
+  @ServerOwned() updatedAt?: undefined;
 }

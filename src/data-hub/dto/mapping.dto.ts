@@ -16,6 +16,9 @@ import {
 } from 'class-validator';
 import { NotWith, OptionalField, TextField } from '../../common/validation/fields.js';
 import { DIRECTIONS, STRUCTURES, type Direction } from '../structures/structures.js';
+import { immutableDoc, ServerOwned } from './read-back.js';
+
+const STRUCTURE_NAMES = STRUCTURES.map((structure) => structure.name);
 
 export class TransformStepDto {
   @ApiProperty({ description: 'A transform of GET /transforms.' }) @IsString() @MinLength(1) @MaxLength(60) name: string;
@@ -71,15 +74,27 @@ class MappingFieldsDto {
 
 export class CreateMappingDto extends MappingFieldsDto {
   @ApiProperty({ maxLength: 120 }) @TextField(120, 1) name: string;
-  @ApiProperty({ enum: STRUCTURES.map((structure) => structure.name) })
-  @IsIn(STRUCTURES.map((structure) => structure.name))
+  @ApiProperty({ enum: STRUCTURE_NAMES })
+  @IsIn(STRUCTURE_NAMES)
   structure: string;
   @ApiProperty({ enum: DIRECTIONS }) @IsIn(DIRECTIONS) direction: Direction;
 }
 
-/** A PUT is a new version: the whole list of fields, and the name if it changes. */
+/** A PUT is a new version: the whole list of fields, and the name if it changes; or the mapping as GET returned it, changed. */
 export class UpdateMappingDto extends MappingFieldsDto {
   @ApiPropertyOptional({ maxLength: 120 }) @OptionalField() @TextField(120, 1) name?: string;
+  @ApiPropertyOptional({ enum: STRUCTURE_NAMES, description: immutableDoc('create a new mapping for another structure.') })
+  @OptionalField()
+  @IsIn(STRUCTURE_NAMES)
+  structure?: string;
+  @ApiPropertyOptional({ enum: DIRECTIONS, description: immutableDoc('create a new mapping for the other direction.') })
+  @OptionalField()
+  @IsIn(DIRECTIONS)
+  direction?: Direction;
+  @ServerOwned() id?: undefined;
+  @ServerOwned({ type: 'integer', description: 'As GET returns it; ignored: every PUT writes the next version.' }) version?: undefined;
+  @ServerOwned() createdAt?: undefined;
+  @ServerOwned() updatedAt?: undefined;
 }
 
 export class RestoreMappingDto {

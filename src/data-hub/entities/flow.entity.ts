@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { StaffMember } from '../../auth/entities/staff-member.entity.js';
+import { FORMULA_SAFETY } from '../../common/formula-safety.js';
 import { createdAt, updatedAt } from '../../infra/database/timestamps.js';
 import { Store } from '../../stores/entities/store.entity.js';
 import { SOURCE_FORMATS } from '../connectors/file-fields.js';
@@ -33,6 +34,8 @@ const FlowSchema = defineEntity({
     encoding: p.enum(FILE_ENCODINGS).default('utf-8'),
     fileTemplate: p.string().length(200),
     mode: p.enum(FLOW_MODES).default('upsert'),
+    /** What an export's CSV or XLSX cells do with text a spreadsheet would run as a formula. */
+    formulaSafety: p.enum(FORMULA_SAFETY).default('escape'),
     scheduleCron: p.string().length(120).nullable(),
     scheduleTimezone: p.string().length(64).nullable(),
     paused: p.boolean().default(false),

@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { StaffMember } from '../../auth/entities/staff-member.entity.js';
+import { FORMULA_SAFETY } from '../../common/formula-safety.js';
 import { createdAt } from '../../infra/database/timestamps.js';
 import { Store } from '../../stores/entities/store.entity.js';
 import { Flow } from './flow.entity.js';
@@ -46,6 +47,8 @@ const RunSchema = defineEntity({
     /** A preview of the file's first rows only. */
     firstRows: p.integer().nullable(),
     mappingVersion: p.integer(),
+    /** The flow's formula safety an export's attempt wrote its file with; null for an import, or before an attempt. */
+    formulaSafety: p.enum(FORMULA_SAFETY).nullable(),
     counts: p
       .json<RunCounts>()
       .defaultRaw(`'{"read": 0, "changed": 0, "created": 0, "deactivated": 0, "rejected": 0, "unchanged": 0, "sent": 0}'`),

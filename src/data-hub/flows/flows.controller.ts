@@ -45,7 +45,11 @@ export class FlowsController {
 
   @Put(':id')
   @RequirePermission('data.flows.manage')
-  @ApiOperation({ summary: 'Change a flow', description: 'What is given changes (pause and mute included); the rest stays.' })
+  @ApiOperation({
+    summary: 'Change a flow',
+    description:
+      'What is given changes (pause and mute included); the rest stays. The flow as GET returned it is accepted back: `id`, `nextRunAt`, `lastRun`, `createdAt` and `updatedAt` are ignored, `direction` while unchanged; a change of direction is 400 validation_failed with code `immutable`.',
+  })
   @ApiOkResponse({ description: 'The flow.' })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
   update(@Param('id') id: string, @Body() body: UpdateFlowDto, @CurrentAdmin() admin: AdminPrincipal) {

@@ -3,11 +3,13 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
+import type { FormulaSafety } from '../../common/formula-safety.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
 import type { SourceFormat } from '../connectors/file-fields.js';
 import type { CreateFlowDto, UpdateFlowDto } from '../dto/flow.dto.js';
+import { refuseChanges } from '../dto/read-back.js';
 import type { ConnectionKind } from '../entities/connection.entity.js';
 import type { FILE_ENCODINGS, FlowMode } from '../entities/flow.entity.js';
 import { STRUCTURES, structureNamed, type Direction } from '../structures/structures.js';
@@ -15,7 +17,7 @@ import { nextDueAt } from './flow-schedule.js';
 
 const DOC = sql`json_build_object(
   'id', f.id, 'name', f.name, 'connectionId', f.connection_id, 'mappingId', f.mapping_id, 'direction', f.direction,
-  'format', f.format, 'encoding', f.encoding, 'fileTemplate', f.file_template, 'mode', f.mode,
+  'format', f.format, 'encoding', f.encoding, 'fileTemplate', f.file_template, 'mode', f.mode, 'formulaSafety', f.formula_safety,
   'schedule', case when f.schedule_cron is null then null else json_build_object('cron', f.schedule_cron, 'timezone', f.schedule_timezone) end,
   'paused', f.paused, 'muted', f.muted, 'missingAfterMinutes', f.missing_after_minutes, 'alertRecipients', f.alert_recipients,
   'shrinkGuard', json_build_object('maxDeactivatePercent', f.max_deactivate_percent, 'maxDeactivateCount', f.max_deactivate_count),
@@ -35,6 +37,7 @@ interface FlowSettings {
   encoding: (typeof FILE_ENCODINGS)[number];
   fileTemplate: string;
   mode: FlowMode;
+  formulaSafety: FormulaSafety;
   schedule: { cron: string; timezone: string } | null;
   paused: boolean;
   muted: boolean;
@@ -64,6 +67,7 @@ export type FlowDocument = FlowSettings & {
 const DEFAULTS = {
   encoding: 'utf-8',
   mode: 'upsert',
+  formulaSafety: 'escape',
   schedule: null,
   paused: false,
   muted: false,
@@ -112,13 +116,28 @@ export class FlowsService {
     return this.document(rows[0].id);
   }
 
-  /** Changes what is given; the schedule's next due time follows (none while paused). */
+  /**
+   * Changes what is given; the schedule's next due time follows (none while paused). The direction GET
+   * returned is taken back as it is (the members the server owns never reach here: see ServerOwned).
+   */
   async update(admin: AdminPrincipal, id: string, body: UpdateFlowDto): Promise<FlowDocument> {
     await this.em.fork().transactional(async (em) => {
       const current = await this.settings(admin, id, em);
+      const { direction, ...changes } = body;
+      refuseChanges([
+        {
+          field: 'direction',
+          sent: direction,
+          current: current.direction,
+          message: {
+            en: `A flow’s direction cannot change (this one ${current.direction}s): create a new flow with a mapping for ${direction}s.`,
+            ar: `لا يتغير اتجاه المسار (هذا المسار لـ ${current.direction}): أنشئ مسارًا جديدًا بربط لـ ${direction}.`,
+          },
+        },
+      ]);
       const settings: FlowSettings = {
         ...current,
-        ...definedOf(body),
+        ...definedOf(changes),
         shrinkGuard: { ...current.shrinkGuard, ...definedOf(body.shrinkGuard ?? {}) },
       } as FlowSettings;
       await this.check(admin, settings, em);
@@ -212,6 +231,7 @@ const COLUMNS = [
   'encoding',
   'file_template',
   'mode',
+  'formula_safety',
   'schedule_cron',
   'schedule_timezone',
   'paused',
@@ -235,6 +255,7 @@ function columnValues(settings: FlowSettings) {
     sql`${settings.encoding}`,
     sql`${settings.fileTemplate}`,
     sql`${settings.mode}`,
+    sql`${settings.formulaSafety}`,
     sql`${settings.schedule?.cron ?? null}`,
     sql`${settings.schedule?.timezone ?? null}`,
     sql`${settings.paused}`,

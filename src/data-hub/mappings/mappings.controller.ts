@@ -41,7 +41,11 @@ export class MappingsController {
 
   @Put(':id')
   @RequirePermission('data.flows.manage')
-  @ApiOperation({ summary: 'Change a mapping', description: 'Writes version N+1; every earlier version is kept.' })
+  @ApiOperation({
+    summary: 'Change a mapping',
+    description:
+      'Writes version N+1, even when the fields are the same; every earlier version is kept. The mapping as GET returned it is accepted back: `id`, `version`, `createdAt` and `updatedAt` are ignored, `structure` and `direction` while unchanged; a change to either is 400 validation_failed with code `immutable`.',
+  })
   @ApiOkResponse({ description: 'The mapping at its new version.' })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED', 'mapping_invalid'], 'admin')
   update(@Param('id') id: string, @Body() body: UpdateMappingDto, @CurrentAdmin() admin: AdminPrincipal) {

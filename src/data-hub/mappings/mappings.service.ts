@@ -7,6 +7,7 @@ import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
 import type { CreateMappingDto, MappingFieldDto, UpdateMappingDto } from '../dto/mapping.dto.js';
+import { refuseChanges } from '../dto/read-back.js';
 import type { MappingField } from '../entities/mapping.entity.js';
 import { structureNamed, type Direction } from '../structures/structures.js';
 import { checkMapping } from './mapping-check.js';
@@ -82,9 +83,33 @@ export class MappingsService {
     return this.document(id);
   }
 
+  /**
+   * Writes version N+1, whatever it holds: the same fields sent back are a version too (contract section 9,
+   * "each PUT creates version N+1"). The structure and direction GET returned are taken back as they are.
+   */
   async update(admin: AdminPrincipal, id: string, body: UpdateMappingDto): Promise<MappingDocument> {
     const version = await this.em.fork().transactional(async (em) => {
       const stored = await this.stored(admin, id, em);
+      refuseChanges([
+        {
+          field: 'structure',
+          sent: body.structure,
+          current: stored.structure,
+          message: {
+            en: `A mapping’s structure cannot change (this one maps ${stored.structure}): create a new mapping for ${body.structure}.`,
+            ar: `لا يتغير هيكل الربط (هذا الربط لـ ${stored.structure}): أنشئ ربطًا جديدًا لـ ${body.structure}.`,
+          },
+        },
+        {
+          field: 'direction',
+          sent: body.direction,
+          current: stored.direction,
+          message: {
+            en: `A mapping’s direction cannot change (this one is for ${stored.direction}s): create a new mapping for ${body.direction}s.`,
+            ar: `لا يتغير اتجاه الربط (هذا الربط لـ ${stored.direction}): أنشئ ربطًا جديدًا لـ ${body.direction}.`,
+          },
+        },
+      ]);
       const fields = this.checked(stored.structure, stored.direction, body.fields);
       const name = body.name ?? (await this.version(em, id, stored.version)).name;
       return this.next(em, stored, name, fields, null, admin);

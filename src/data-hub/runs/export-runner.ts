@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import ExcelJS from 'exceljs';
 import { csvField } from '../../common/csv.js';
+import { formulaSafeText, type FormulaSafety } from '../../common/formula-safety.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';
 import type { FileLocation } from '../connectors/connector.js';
 import type { SourceFormat } from '../connectors/file-fields.js';
@@ -23,7 +24,8 @@ import type { RunRequest } from './run-request.js';
 import { RunRowsWriter } from './run-rows.js';
 import { RunsDatabase } from './runs-database.js';
 
-export type ExportRequest = RunRequest;
+/** An export's request: a run's, and what its CSV or XLSX cells do with text that would be a formula. */
+export type ExportRequest = RunRequest & { formulaSafety: FormulaSafety };
 
 export type ExportOutcome = Omit<ImportOutcome, 'status'> & { status: 'succeeded' | 'failed' };
 
@@ -114,10 +116,23 @@ function notEncodable(value: CellValue) {
   };
 }
 
+const AS_IT_IS = (text: string) => text;
+
+/**
+ * How a CSV or XLSX cell's text is written: under `escape`, text a spreadsheet would run as a formula
+ * behind an apostrophe, in either format. An XLSX string cell is no formula when opened, but it becomes
+ * one when a person edits it or saves the sheet as CSV (OWASP ASVS 5.0 V1.2.10 names XLSX alike). A
+ * JSON line is read by programs, never by a spreadsheet: its text is the store's, whatever the setting.
+ */
+function cellTextOf(format: SourceFormat, formulaSafety: FormulaSafety): (text: string) => string {
+  return format !== 'jsonl' && formulaSafety === 'escape' ? formulaSafeText : AS_IT_IS;
+}
+
 /**
  * A store's record through an export mapping: each column's structure field (or fields, as a list)
- * through its transforms. A value the file cannot hold is refused as a transform's failure is: a list in
- * a CSV or XLSX cell, text with characters a Windows-1256 file has no bytes for.
+ * through its transforms, text written as `cellText` says (numbers, booleans and empty cells as they
+ * are). A value the file cannot hold is refused as a transform's failure is: a list in a CSV or XLSX
+ * cell, text with characters a Windows-1256 file has no bytes for.
  */
 class ExportRowMapper {
   private readonly listsAllowed: boolean;
@@ -127,6 +142,7 @@ class ExportRowMapper {
     private readonly fields: readonly MappingField[],
     format: SourceFormat,
     encoding: FileEncoding,
+    private readonly cellText: (text: string) => string,
   ) {
     this.listsAllowed = format === 'jsonl';
     this.windows1256 = format !== 'xlsx' && encoding === WINDOWS_1256;
@@ -151,7 +167,7 @@ class ExportRowMapper {
       }
       if (Array.isArray(value) && !this.listsAllowed) errors.push({ field: field.target, ...LIST_IN_A_CELL });
       else if (this.windows1256 && !fitsWindows1256(value)) errors.push({ field: field.target, ...notEncodable(value) });
-      else row.push(value);
+      else row.push(typeof value === 'string' ? this.cellText(value) : value);
     }
     return errors.length > 0 ? { errors } : { row };
   }
@@ -170,9 +186,9 @@ const CHUNK_CHARS = 16 * 1024;
 
 /**
  * CSV (RFC 4180: a header row of the columns, CRLF, a field with a comma, a quote or a line break quoted)
- * or JSON lines, in UTF-8 without a byte order mark or in Windows-1256. Unlike a report's CSV, values are
- * written as they are (no byte order mark, no apostrophe before a leading `+` or `=`): another system
- * reads the file, and must get the store's values.
+ * or JSON lines, in UTF-8 without a byte order mark or in Windows-1256. Unlike a report's CSV, there is
+ * no byte order mark: another system may read the file, and must get the store's values. Rows come
+ * with their text as the flow's formula safety has it.
  */
 class TextExportFile implements ExportFile {
   readonly content = new PassThrough();
@@ -316,7 +332,8 @@ export class ExportRunner {
         message_ar: `في اسم العمود ${unwritable} محارف لا يحويها ترميز Windows-1256: أعد تسميته في الربط، أو اضبط ترميز المسار على utf-8. لم يُكتب ${name}.`,
       });
     }
-    const mapper = new ExportRowMapper(request.fields, request.format, request.encoding);
+    const cellText = cellTextOf(request.format, request.formulaSafety);
+    const mapper = new ExportRowMapper(request.fields, request.format, request.encoding, cellText);
     const lists = new RunRowsWriter(this.database.pool, request.runId);
     const controller = new AbortController();
     let location: FileLocation | undefined;
@@ -325,7 +342,7 @@ export class ExportRunner {
     try {
       if (!request.preview) {
         location = await request.connector.location!(request.target, controller.signal);
-        delivery = new Delivery(location, name, openExportFile(request.format, columns, request.encoding));
+        delivery = new Delivery(location, name, openExportFile(request.format, columns.map(cellText), request.encoding));
       }
       await client.query('begin isolation level repeatable read, read only');
       for await (const batch of storeRecords(client, request.storeId, request.structure)) {

@@ -2,9 +2,10 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
-import { ApiError } from '../../common/errors/api-error.js';
+import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
+import type { FormulaSafety } from '../../common/formula-safety.js';
 import { AppConfig } from '../../infra/config/app-config.js';
 import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
 import { JobQueue } from '../../infra/jobs/job-queue.js';
@@ -28,7 +29,8 @@ const PREVIEW_ROWS = 20;
 
 const DOC = sql`json_build_object(
   'id', r.id, 'flowId', r.flow_id, 'trigger', r.trigger, 'preview', r.preview, 'status', r.status, 'counts', r.counts,
-  'file', r.file, 'firstRows', r.first_rows, 'mappingVersion', r.mapping_version, 'refusal', r.refusal, 'override', r.override, 'error', r.error,
+  'file', r.file, 'firstRows', r.first_rows, 'mappingVersion', r.mapping_version, 'formulaSafety', r.formula_safety,
+  'refusal', r.refusal, 'override', r.override, 'error', r.error,
   'createdAt', iso_utc(r.created_at), 'startedAt', iso_utc(r.started_at), 'finishedAt', iso_utc(r.finished_at))`;
 
 export type RunDocument = Record<string, unknown> & { id: string; status: string };
@@ -102,6 +104,12 @@ export class RunsService implements OnModuleInit {
     const flow = await this.flows.settings(admin, flowId);
     const connection = await this.connections.stored(admin, flow.connectionId);
     if (connection.status !== 'active') throw new ApiError('connection_not_active');
+    if (body.file !== undefined && !this.connectors.of(connection.kind).location) {
+      throw invalidField('file', 'not_a_file_source', {
+        en: 'This flow reads a query, not files: run it without a file.',
+        ar: 'يقرأ هذا المسار استعلامًا لا ملفات: شغّله دون تحديد ملف.',
+      });
+    }
     const { rows: mappings } = await sql<{ version: number }>`
       select version from data_hub_mappings where id = ${flow.mappingId}`.execute(this.db());
     const override = body.overrideShrinkGuard
@@ -193,6 +201,7 @@ export class RunsService implements OnModuleInit {
       encoding: 'utf-8';
       file_template: string;
       mode: string;
+      formula_safety: FormulaSafety;
       max_deactivate_percent: number;
       max_deactivate_count: number;
       mapping_id: string;
@@ -222,7 +231,8 @@ export class RunsService implements OnModuleInit {
       };
       if (flow.direction === 'export') {
         // An export reads the store, not a file: no file to wait for, and its outcome is recorded here.
-        await this.record(runId, await this.exporter.run(request));
+        await sql`update data_hub_runs set formula_safety = ${flow.formula_safety} where id = ${runId}`.execute(this.db());
+        await this.record(runId, await this.exporter.run({ ...request, formulaSafety: flow.formula_safety }));
         return await this.alert(runId);
       }
       const outcome = await this.importer.run({

@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import { once } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { csvField } from '../../common/csv.js';
+import { formulaSafeText } from '../../common/formula-safety.js';
 import type { Locale } from '../../common/locale.js';
 import { currencyDigits, decimalAmount } from '../../common/money.js';
 import type { ReportColumnDoc } from '../reports/report.service.js';
@@ -69,8 +70,8 @@ async function drained(stream: Writable, wrote: boolean): Promise<void> {
 /**
  * RFC 4180 CSV in UTF-8 with a byte order mark (so spreadsheet programs read Arabic as Arabic): CRLF
  * between records, fields with a comma, a quote or any line break quoted, quotes doubled. A text that
- * a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return first) is written with
- * a leading apostrophe: search queries and names are typed by shoppers (OWASP's CSV injection advice).
+ * a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return, line feed first) is
+ * written with a leading apostrophe: search queries and names are typed by shoppers (formulaSafeText).
  * A batch of rows is one string written at once: csv-stringify, which this replaced, gave the same
  * bytes through a stream write per record and took a third of the CPU of a million-row export.
  */
@@ -87,8 +88,7 @@ class CsvReportFile implements ReportFile {
         const value = valueOf(column, row, options.language);
         if (value === null || value === undefined) return '';
         if (typeof value === 'number') return money ? decimalAmount(value, digits) : String(value);
-        const text = String(value);
-        return csvField(FORMULA_START.test(text) ? `'${text}` : text);
+        return csvField(formulaSafeText(String(value)));
       };
     });
     const header = options.columns.map((column) => csvField(headerOf(column, options.language, options.currency))).join(',');
@@ -123,12 +123,11 @@ class CsvReportFile implements ReportFile {
  */
 const CHUNK_CHARS = 16 * 1024;
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-
 /**
  * XLSX through exceljs's streaming writer: a bold, frozen header row in the language, right to left in
  * Arabic, money in the currency's major unit with its decimals, ratios as percentages, dates as dates.
- * More rows than a worksheet holds continue on the next one, headed alike. exceljs's writer does not
+ * Text is formula-safe as in the CSV: a string cell is no formula when opened, but becomes one once edited
+ * or saved as CSV. More rows than a worksheet holds continue on the next one, headed alike. exceljs's writer does not
  * wait for its zip stream to take what it writes, so `write` waits on that stream itself: a batch in
  * memory, not the sheet.
  */
@@ -230,7 +229,7 @@ class XlsxReportFile implements ReportFile {
       } else if (typeof value === 'boolean') {
         xml += `<c r="${ref}"${this.styleAttribute(i, ExcelJS.ValueType.Boolean)} t="b"><v>${value ? '1' : '0'}</v></c>`;
       } else {
-        xml += `<c r="${ref}"${this.styleAttribute(i, ExcelJS.ValueType.String)} t="str"><v>${xmlText(String(value))}</v></c>`;
+        xml += `<c r="${ref}"${this.styleAttribute(i, ExcelJS.ValueType.String)} t="str"><v>${xmlText(formulaSafeText(String(value)))}</v></c>`;
       }
     }
     return `${xml}</row>`;

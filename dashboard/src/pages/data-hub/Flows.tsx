@@ -5,7 +5,7 @@ import { useApp } from '../../lib/app-context.js';
 import { getAll, useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { FlowRuns } from './Runs.js';
-import type { Connection, Flow, Mapping } from './types.js';
+import { FORMULA_SAFETY, type Connection, type Flow, type Mapping } from './types.js';
 import { ErrorView, HUB, HubLink, hubPost, hubPut, StatusBadge, useAction } from './ui.js';
 
 export function FlowsList() {
@@ -92,6 +92,12 @@ export function FlowPage({ id }: { id: string }) {
           <dt>{t('hub.field.schedule')}</dt>
           <dd dir="ltr">{flow.schedule ? `${flow.schedule.cron} (${flow.schedule.timezone})` : t('hub.flows.noSchedule')}</dd>
         </div>
+        {flow.direction === 'export' ? (
+          <div>
+            <dt>{t('hub.field.formulaSafety')}</dt>
+            <dd data-formula-safety={flow.formulaSafety}>{t(`hub.formulaSafety.${flow.formulaSafety}`)}</dd>
+          </div>
+        ) : null}
         <div>
           <dt>{t('hub.flows.state')}</dt>
           <dd data-flow-state>
@@ -131,6 +137,7 @@ const FLOW_CONTROLS = [
   'encoding',
   'fileTemplate',
   'mode',
+  'formulaSafety',
   'schedule.cron',
   'schedule.timezone',
   'missingAfterMinutes',
@@ -150,6 +157,8 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
   const action = useAction();
   const errors = useFieldErrors(action.error, (field) => (FLOW_CONTROLS.includes(field) ? field : undefined));
   const mapping = mappings.data?.find((item) => item.id === mappingId);
+  // Formula safety is what an export writes: an import's form leaves it as it is.
+  const exporting = (mapping?.direction ?? flow?.direction) === 'export';
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -162,6 +171,7 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
       encoding: text('encoding'),
       fileTemplate: text('fileTemplate'),
       mode: text('mode'),
+      ...(exporting ? { formulaSafety: text('formulaSafety') } : {}),
       schedule: scheduled ? { cron: text('schedule.cron'), timezone: text('schedule.timezone') } : null,
       missingAfterMinutes: Number(text('missingAfterMinutes')),
       alertRecipients: text('alertRecipients')
@@ -244,6 +254,19 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
           <input {...control} required dir="ltr" defaultValue={flow?.fileTemplate ?? ''} placeholder="stock-{yyyy}{MM}{dd}.csv" />
         )}
       </Field>
+      {exporting ? (
+        <Field label={t('hub.field.formulaSafety')} name="formulaSafety" errors={errors} hint={t('hub.formulaSafety.hint')}>
+          {(control) => (
+            <select {...control}>
+              {FORMULA_SAFETY.map((setting) => (
+                <option value={setting} key={setting} selected={setting === (flow?.formulaSafety ?? 'escape')}>
+                  {t(`hub.formulaSafety.${setting}`)}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
       <Field label={t('hub.field.mode')} name="mode" errors={errors}>
         {(control) => (
           <select {...control}>

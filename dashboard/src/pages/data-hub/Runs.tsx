@@ -122,6 +122,11 @@ function RunSummary({ run, onOverride }: { run: Run; onOverride?: (maxDeactivate
         ) : null}
       </p>
       <Counts run={run} />
+      {run.formulaSafety ? (
+        <p data-formula-safety={run.formulaSafety}>
+          {t('hub.field.formulaSafety')}: {t(`hub.formulaSafety.${run.formulaSafety}`)}
+        </p>
+      ) : null}
       {run.refusal ? (
         <div class="refusal" role="alert" data-refusal={run.refusal.code}>
           <p>

@@ -70,6 +70,9 @@ export interface Mapping {
   updatedAt: string;
 }
 
+export type FormulaSafety = 'escape' | 'raw';
+export const FORMULA_SAFETY: readonly FormulaSafety[] = ['escape', 'raw'];
+
 export interface Flow {
   id: string;
   name: string;
@@ -80,6 +83,8 @@ export interface Flow {
   encoding?: 'utf-8' | 'windows-1256';
   fileTemplate: string;
   mode: 'upsert' | 'replace';
+  /** Exports' CSV and XLSX cells: text that would be a formula behind an apostrophe (`escape`) or as it is (`raw`). */
+  formulaSafety: FormulaSafety;
   schedule: { cron: string; timezone: string } | null;
   paused: boolean;
   muted: boolean;
@@ -113,6 +118,8 @@ export interface Run {
   file: { name: string; bytes: number; sha256: string | null } | null;
   firstRows?: number | null;
   mappingVersion: number | null;
+  /** The setting an export wrote its file with; null for an import. */
+  formulaSafety: FormulaSafety | null;
   refusal:
     | ({
         code: string;
