@@ -9,7 +9,7 @@ import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { ARABIC, expectProblem } from '../support/problem.js';
 import { ok } from '../support/responses.js';
-import { activeDrop, HUB, stockMapping } from './hub-fixtures.js';
+import { activeDrop, HUB, stockExportMapping, stockMapping } from './hub-fixtures.js';
 
 interface ListedRow {
   line: number;
@@ -251,18 +251,7 @@ describe('data hub imports from a database_read query', () => {
 
   it('refuses what cannot work when it is asked for: an export to the query, a run of a named file', async () => {
     const connectionId = await queryConnection(`select sku as "SKU", quantity as "الكمية" from stock_levels`);
-    const exportMapping = ok(
-      await call('POST', `${HUB}/mappings`, {
-        name: 'Stock out',
-        structure: 'stock',
-        direction: 'export',
-        fields: [
-          { target: 'SKU', source: 'sku' },
-          { target: 'Quantity', source: 'stock' },
-        ],
-      }),
-      201,
-    ).id;
+    const exportMapping = await stockExportMapping(t.app, owner);
     const refused = expectProblem(
       await call('POST', `${HUB}/flows`, {
         name: 'Back to the warehouse',

@@ -37,3 +37,19 @@ export async function stockMapping(app: NestFastifyApplication, token: string, s
     201,
   ).id;
 }
+
+/** A stock export mapping: columns `SKU` and `Quantity` from the variants' sku and stock. */
+export async function stockExportMapping(app: NestFastifyApplication, token: string): Promise<string> {
+  return ok(
+    await adminCall(app, 'POST', `${HUB}/mappings`, token, {
+      name: 'Stock out',
+      structure: 'stock',
+      direction: 'export',
+      fields: [
+        { target: 'SKU', source: 'sku' },
+        { target: 'Quantity', source: 'stock' },
+      ],
+    }),
+    201,
+  ).id;
+}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { STORAGE_FAILURES } from '../../src/infra/storage/storage-failure.js';
 import { StoreService } from '../../src/stores/store.service.js';
-import { activeDrop, HUB } from '../data-hub/hub-fixtures.js';
+import { activeDrop, HUB, stockExportMapping } from '../data-hub/hub-fixtures.js';
 import { daysAgo, finished, seedSearches } from '../insights/exports-support.js';
 import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
 import type { TestStore } from '../support/fixtures.js';
@@ -53,18 +53,7 @@ async function merchant(t: Harness) {
   await seedSearches(t.db, store.storeId, daysAgo(10), 300);
   const owner = await staffToken(t.app, await addStaff(t.app, store.storeId, 'owner'));
   const call = (method: string, url: string, body?: unknown) => adminCall(t.app, method, url, owner, body);
-  const exportMapping = ok(
-    await call('POST', `${HUB}/mappings`, {
-      name: 'Stock out',
-      structure: 'stock',
-      direction: 'export',
-      fields: [
-        { target: 'SKU', source: 'sku' },
-        { target: 'Quantity', source: 'stock' },
-      ],
-    }),
-    201,
-  ).id as string;
+  const exportMapping = await stockExportMapping(t.app, owner);
   return {
     store,
     owner,
