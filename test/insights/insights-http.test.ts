@@ -45,6 +45,7 @@ describe('Insights over HTTP', () => {
           'compareTotals',
           'currency',
           'dataAsOf',
+          'filterable',
           'nextCursor',
           'range',
           'report',
@@ -158,9 +159,14 @@ describe('Insights over HTTP', () => {
     const [foreign] = await t.db.rows(`select id, name_en, name_ar from products where store_id = $1 order by name_en limit 1`, [
       other.storeId,
     ]);
-    const filtered = ok(await get(owner, `/admin/insights/reports/products?last=all&filter[]=product:${foreign.id}`));
-    expect(filtered.rows).toEqual([]);
-    expect(filtered.totals.net_sales).toBe(0);
+    // Another store's product is no value of this store's: refused, never answered with zeros, and never suggested.
+    const filtered = expectProblem(
+      await get(owner, `/admin/insights/reports/products?last=all&filter[]=product:${foreign.id}`),
+      400,
+      'unknown_dimension_value',
+    );
+    expect(filtered).toMatchObject({ dimension: 'product', value: foreign.id });
+    expect(filtered.suggestion.values.map((item: { value: string }) => item.value)).not.toContain(foreign.id);
     const exists = await t.db.rows(`select 1 from products where store_id = $1 and name_en = $2`, [store.storeId, foreign.name_en]);
     const values = ok(await get(owner, `/admin/insights/dimensions/product/values?q=${encodeURIComponent(foreign.name_ar)}&limit=100`));
     expect(values.items.map((item: { value: string }) => item.value)).not.toContain(foreign.id);
@@ -197,6 +203,80 @@ describe('Insights over HTTP', () => {
       filterable: true,
       operators: expect.arrayContaining(['between', 'gt', 'in']),
     });
+  });
+
+  it('every measure says whether a rise is good news, in GET /measures and in every report’s and the builder’s columns', async () => {
+    const measures: { name: string; type: string; direction: string }[] = ok(await get(owner, '/admin/insights/measures')).items;
+    const direction = new Map(measures.map((item) => [item.name, item.direction]));
+    for (const item of measures) expect(['higher_is_better', 'lower_is_better', 'neutral'], item.name).toContain(item.direction);
+    expect(
+      Object.fromEntries(
+        ['net_sales', 'returns', 'return_rate', 'taxes', 'conversion_rate', 'late_by'].map((name) => [name, direction.get(name)]),
+      ),
+    ).toEqual({
+      net_sales: 'higher_is_better',
+      returns: 'lower_is_better',
+      return_rate: 'lower_is_better',
+      taxes: 'neutral',
+      conversion_rate: 'higher_is_better',
+      late_by: 'lower_is_better',
+    });
+    // a longer time is worse news, whichever the duration
+    for (const item of measures.filter((measure) => measure.type === 'duration')) expect(item.direction, item.name).toBe('lower_is_better');
+    const columnsOf = (body: Record<string, any>): { name: string; kind: string; direction?: string }[] => body.columns;
+    for (const report of REPORT_NAMES) {
+      for (const column of columnsOf(ok(await get(owner, `/admin/insights/reports/${report}`)))) {
+        expect(column.direction, `${report} ${column.name}`).toBe(column.kind === 'measure' ? direction.get(column.name) : undefined);
+      }
+    }
+    const built = columnsOf(ok(await build(owner, { measures: ['net_sales', 'returns'], dimensions: ['month'], last: 90 })));
+    expect(built.map((column) => [column.name, column.direction])).toEqual([
+      ['month', undefined],
+      ['net_sales', 'higher_is_better'],
+      ['returns', 'lower_is_better'],
+    ]);
+  });
+
+  it('cohorts: the whole triangle of the range in one answer, compared with months that never overlap it', async () => {
+    for (const range of ['last=366', 'last=all']) {
+      const whole = ok(await get(owner, `/admin/insights/reports/cohorts?${range}`));
+      expect(whole.nextCursor, range).toBeNull();
+      // every cohort with every month since, up to the range's end
+      const lastMonth = whole.range.to.slice(0, 7);
+      const cohorts = [...new Set(whole.rows.map((row: { cohort: string }) => row.cohort))] as string[];
+      const months = (cohort: string) => {
+        const [year, month] = cohort.split('-').map(Number);
+        const [toYear, toMonth] = lastMonth.split('-').map(Number);
+        return (toYear - year) * 12 + toMonth - month + 1;
+      };
+      expect(cohorts.length, range).toBeGreaterThanOrEqual(12);
+      expect(whole.rows.length, range).toBe(cohorts.reduce((sum, cohort) => sum + months(cohort), 0));
+      expect(whole.rows.length, range).toBeGreaterThan(20);
+      // a limit still pages it, a page after another, to the same rows
+      const paged: unknown[] = [];
+      for (let cursor = ''; ;) {
+        const page = ok(await get(owner, `/admin/insights/reports/cohorts?${range}&limit=50${cursor}`));
+        paged.push(...page.rows);
+        if (!page.nextCursor) break;
+        cursor = `&cursor=${page.nextCursor}`;
+      }
+      expect(paged).toEqual(whole.rows);
+    }
+    // Past months: four whole months compared with the four before them, a year before them, never overlapping.
+    const previous = ok(await get(owner, '/admin/insights/reports/cohorts?from=2025-08-30&to=2025-11-27&compare=previous_period'));
+    expect([previous.range, previous.compareRange]).toMatchObject([
+      { from: '2025-08-01', to: '2025-11-30' },
+      { from: '2025-04-01', to: '2025-07-31' },
+    ]);
+    const yearBefore = ok(await get(owner, '/admin/insights/reports/cohorts?from=2025-08-30&to=2025-11-27&compare=previous_year'));
+    expect(yearBefore.compareRange).toMatchObject({ from: '2024-08-01', to: '2024-11-30' });
+    const thirteen = expectProblem(
+      await get(owner, '/admin/insights/reports/cohorts?from=2024-11-15&to=2025-11-14&compare=previous_year'),
+      400,
+      'invalid_range',
+    );
+    expect(thirteen.message_en).toContain('13 months');
+    expect(thirteen.message_ar).toMatch(ARABIC);
   });
 
   it('dimension values are searched in Arabic or English, letter forms folded, a page at a time', async () => {

@@ -351,9 +351,17 @@ describe('Insights report figures, recomputed from the raw records', () => {
     );
     const response = await run('not_selling', range(R));
     expect(response.totals).toEqual({ products_not_selling: 3, stock: 7 + 6 + 3 });
-    expectTable(response.rows, expected, ['product'], { measure: 'days_since_last_sale', descending: true });
+    expectTable(response.rows, expected, ['product']);
     expect(response.rows.find((row) => row.product === seeded.products.gloves)).toMatchObject({ last_sold_on: '2026-10-15' });
-    expect(response.rows.find((row) => row.product === seeded.products.umbrella)).toMatchObject({ last_sold_on: null });
+    // The umbrella was never sold: no last sale and no day count, said in words; it is the longest unsold.
+    expect(response.rows.find((row) => row.product === seeded.products.umbrella)).toMatchObject({
+      last_sold_on: null,
+      days_since_last_sale: null,
+      labels: { last_sold_on: { en: 'Never sold', ar: 'لم يُبع قط' } },
+    });
+    expect(response.rows.map((row) => row.product)).toEqual([seeded.products.umbrella, seeded.products.scarf, seeded.products.gloves]);
+    const recentFirst = await run('not_selling', { ...range(R), sort: 'days_since_last_sale' });
+    expect(recentFirst.rows.map((row) => row.product)).toEqual([seeded.products.gloves, seeded.products.scarf, seeded.products.umbrella]);
     const apparel = await run('not_selling', { ...range(R), filters: [`category:${seeded.categories.apparel}`] });
     expect(
       withoutLabels(apparel.rows)
@@ -540,17 +548,20 @@ describe('Insights report figures, recomputed from the raw records', () => {
     expect(cards.totals).toMatchObject({ failed_payments: 1, failed_amount: 9000, voided_payments: 0 });
   });
 
-  it('tax: by rate and period, filtered by payment method', async () => {
+  it('tax: by period and rate (in that order unless sorted), filtered by payment method', async () => {
     const response = await run('tax', { ...range(R), compare: 'previous_period', grain: 'day' });
     expectFigures(response.totals, R);
     expectFigures(response.compareTotals, P);
     expectSeries(response.series, R, 'day');
     expectSeries(response.compareSeries, P, 'day');
-    const dimensions = ['tax_rate', 'day'];
+    const dimensions = ['day', 'tax_rate'];
+    expect(response.columns.slice(0, 2).map((column) => column.name)).toEqual(dimensions);
     const measures = measuresOf(response.rows[0], dimensions);
     expect(measures).toEqual(expect.arrayContaining(['taxable_sales', 'taxes_collected', 'taxes_refunded', 'taxes']));
     const rows = await run('tax', { ...range(R), grain: 'day', limit: 100 });
-    expectTable(rows.rows, ref.rows(measures, dimensions, R), dimensions, { measure: 'taxes', descending: true });
+    expect(withoutLabels(rows.rows)).toEqual(byKey(ref.rows(measures, dimensions, R), dimensions));
+    const byTaxes = await run('tax', { ...range(R), grain: 'day', limit: 100, sort: '-taxes' });
+    expectTable(byTaxes.rows, ref.rows(measures, dimensions, R), dimensions, { measure: 'taxes', descending: true });
     expect(withoutLabels(rows.rows).filter((row) => row.tax_rate === '500')).toEqual([
       { tax_rate: '500', day: '2026-10-08', taxable_sales: 10000, taxes_collected: 500, taxes_refunded: 0, taxes: 500 },
     ]);
@@ -558,10 +569,7 @@ describe('Insights report figures, recomputed from the raw records', () => {
     const cards = await run('tax', { ...range(R), filters: ['payment_method:card'], grain: 'week', limit: 100 });
     expectFigures(cards.totals, R, card);
     expectSeries(cards.series, R, 'week', card);
-    expectTable(cards.rows, ref.rows(measures, ['tax_rate', 'week'], R, card), ['tax_rate', 'week'], {
-      measure: 'taxes',
-      descending: true,
-    });
+    expect(withoutLabels(cards.rows)).toEqual(byKey(ref.rows(measures, ['week', 'tax_rate'], R, card), ['week', 'tax_rate']));
     expect(await allPages('tax', { ...range(R), filters: ['payment_method:card'], grain: 'week', sort: 'taxes' })).toEqual(
       (await run('tax', { ...range(R), filters: ['payment_method:card'], grain: 'week', sort: 'taxes', limit: 100 })).rows,
     );

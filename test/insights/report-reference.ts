@@ -558,7 +558,7 @@ export class Reference {
   notSelling(
     range: Window,
     today: string,
-  ): { product: string; stock: number; last_sold_on: string | null; days_since_last_sale: number }[] {
+  ): { product: string; stock: number; last_sold_on: string | null; days_since_last_sale: number | null }[] {
     return this.records.products
       .filter((product) => product.status === 'active' && product.stock > 0)
       .filter((product) => !this.lines.some((fact) => fact.n.placed && fact.dims.product === product.id && this.inWindow(fact.at, range)))
@@ -569,7 +569,7 @@ export class Reference {
           product: product.id,
           stock: product.stock,
           last_sold_on: last,
-          days_since_last_sale: daysBetween(last ?? this.localDay(product.createdAt), today),
+          days_since_last_sale: last === null ? null : daysBetween(last, today),
         };
       });
   }

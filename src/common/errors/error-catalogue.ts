@@ -261,6 +261,14 @@ export const ERRORS = {
     message_en: 'No such dimension. GET /admin/insights/dimensions lists them.',
     message_ar: 'لا يوجد بُعد بهذا الاسم. تعرض GET /admin/insights/dimensions الأبعاد المتاحة.',
   },
+  unknown_dimension_value: {
+    status: 400,
+    title: 'Bad Request',
+    message_en:
+      'No value of this dimension has this id, slug or name (English or Arabic), or the name is shared by several values. The suggestion lists the closest values.',
+    message_ar:
+      'لا قيمة لهذا البُعد بهذا المعرّف أو الاسم المختصر (slug) أو الاسم (بالعربية أو الإنجليزية)، أو أن الاسم مشترك بين عدة قيم. يعرض الاقتراح أقرب القيم.',
+  },
   too_many_dimensions: {
     status: 400,
     title: 'Bad Request',

@@ -14,6 +14,7 @@ export const QUERY_ERRORS = [
   'invalid_range',
   'unknown_measure',
   'unknown_dimension',
+  'unknown_dimension_value',
   'too_many_dimensions',
 ] as const;
 

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { AdminPrincipal } from '../../auth/access/principal.js';
 import type { InsightsArea } from '../../common/permissions.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
-import { operatorsOf } from '../catalogue/insights-catalogue.js';
+import { dimensionsOf, operatorsOf } from '../catalogue/insights-catalogue.js';
 import { dimensionNamed, isTimeGrain, type DimensionDef, type TimeGrain } from '../definitions/dimensions.js';
 import { emptyValueOf, measureNamed, type MeasureDef } from '../definitions/measures.js';
-import { requireAreas } from '../query/area-access.js';
+import { readableDimensions, requireAreas } from '../query/area-access.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { QueryEngine, type Filter, type FilterOperator, type QuerySpec } from '../query/query-engine.js';
@@ -83,6 +83,7 @@ export class BuilderService {
       compareRange: resolved.compare ? rangeDoc(resolved.compare) : null,
       currency: calendar.currency,
       columns: columnsOf(dimensions, measures),
+      filterable: readableDimensions(admin, this.engine.filterable([main])),
       totals: totals.rows[0] ?? {},
       compareTotals: compareTotals ? (compareTotals.rows[0] ?? {}) : null,
       series,
@@ -117,15 +118,16 @@ export class BuilderService {
       return measure;
     });
     const dimensions = this.dimensions(query.dimensions ?? []);
-    const filters = (query.filters ?? []).map((filter, index) => this.filter(filter, index));
+    const checked = (query.filters ?? []).map((filter, index) => this.filter(filter, index));
     const areas = [
       ...new Set([
         ...measures.map((measure) => measure.area),
         ...dimensions.map((dimension) => dimension.area),
-        ...filters.map((filter) => dimensionNamed(filter.dimension)!.area),
+        ...checked.map((filter) => dimensionNamed(filter.dimension)!.area),
       ]),
     ].filter((area): area is InsightsArea => area !== null);
     requireAreas(admin, areas);
+    this.refuseUnavailable(measures, dimensions, checked);
 
     const calendar = await this.calendars.of(admin.storeId);
     const grain = dimensions.map((dimension) => dimension.name).find(isTimeGrain);
@@ -133,6 +135,9 @@ export class BuilderService {
       { last: query.last, from: query.from, to: query.to, compare: query.compare, grain },
       { today: calendar.today, firstOrderDay: calendar.firstOrderDay, entitlements: admin.entitlements },
     );
+    const sort = this.sort(query.sort, measures, grain);
+    // Values resolved first: both checkout kinds named are no filter at all, and can go with any other.
+    const filters = await this.values.resolveFilters(admin.storeId, checked);
     const spec = (range: DateRange, dimensionNames: string[]): QuerySpec => ({
       storeId: admin.storeId,
       measures,
@@ -140,7 +145,7 @@ export class BuilderService {
       filters,
       range,
       weekStartsOn: calendar.weekStartsOn,
-      sort: this.sort(query.sort, measures, grain),
+      sort,
     });
     this.engine.check(
       spec(
@@ -149,6 +154,41 @@ export class BuilderService {
       ),
     );
     return { measures, dimensions, areas, calendar, grain, resolved, spec };
+  }
+
+  /**
+   * Refuses a dimension that one of the measures cannot be split or filtered by at all, naming both
+   * (dimensions they can each take, but not together, are refused by the query engine).
+   */
+  private refuseUnavailable(measures: MeasureDef[], dimensions: DimensionDef[], filters: Filter[]): void {
+    const uses: { dimension: DimensionDef; field: string; filtered: boolean }[] = [
+      ...dimensions.map((dimension, index) => ({ dimension, field: `dimensions[${index}]`, filtered: false })),
+      ...filters.map((filter, index) => ({
+        dimension: dimensionNamed(filter.dimension)!,
+        field: `filters[${index}].dimension`,
+        filtered: true,
+      })),
+    ];
+    for (const { dimension, field, filtered } of uses) {
+      const measure = measures.find((candidate) => !dimensionsOf(candidate).includes(dimension.name));
+      if (!measure) continue;
+      const able = dimensionsOf(measure)
+        .map(dimensionNamed)
+        .filter((candidate) => candidate && (!filtered || (candidate.filterable && !isTimeGrain(candidate.name)))) as DimensionDef[];
+      const verb = filtered ? { en: 'filtered', ar: 'تصفية', arIt: 'تصفيته' } : { en: 'split', ar: 'تقسيم', arIt: 'تقسيمه' };
+      throw invalidField(field, 'notAvailable', {
+        en: `${measure.label.en} (${measure.name}) cannot be ${verb.en} by ${dimension.label.en} (${dimension.name}). ${
+          able.length > 0
+            ? `It can be ${verb.en} by: ${able.map((candidate) => `${candidate.label.en} (${candidate.name})`).join(', ')}.`
+            : `It cannot be ${verb.en}.`
+        }`,
+        ar: `لا يمكن ${verb.ar} ${measure.label.ar} (${measure.name}) حسب ${dimension.label.ar} (${dimension.name}). ${
+          able.length > 0
+            ? `يمكن ${verb.arIt} حسب: ${able.map((candidate) => `${candidate.label.ar} (${candidate.name})`).join('، ')}.`
+            : `لا يمكن ${verb.arIt}.`
+        }`,
+      });
+    }
   }
 
   private dimensions(names: string[]): DimensionDef[] {
@@ -255,6 +295,7 @@ function columnsOf(dimensions: DimensionDef[], measures: MeasureDef[]): ReportCo
       type: measure.type,
       label_en: measure.label.en,
       label_ar: measure.label.ar,
+      direction: measure.direction,
     })),
   ];
 }

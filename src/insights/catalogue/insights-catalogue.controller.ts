@@ -61,7 +61,10 @@ export class InsightsCatalogueController {
     requireAreas(admin, [dimension.area]);
     const offset = query.cursor === undefined ? 0 : decodeCursor<[number]>(query.cursor, ['number'])[0];
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const { items, more } = await this.values.search(admin.storeId, dimension, query.q, { limit, offset: Math.max(0, offset) });
+    const { items, more } =
+      query.value === undefined
+        ? await this.values.search(admin.storeId, dimension, query.q, { limit, offset: Math.max(0, offset) })
+        : { items: await this.values.named(admin.storeId, dimension, query.value), more: false };
     return { items, nextCursor: more ? encodeCursor([offset + limit]) : null };
   }
 

@@ -1,5 +1,5 @@
 import { TIME_GRAINS, DIMENSIONS, isTimeGrain, type DimensionDef } from '../definitions/dimensions.js';
-import { MEASURES, type MeasureDef } from '../definitions/measures.js';
+import { MEASURES, type Direction, type MeasureDef } from '../definitions/measures.js';
 import { REPORT_COLUMNS, REPORTS } from '../definitions/reports.js';
 import { SOURCES } from '../definitions/sources.js';
 import { FILTER_OPERATORS } from '../query/query-engine.js';
@@ -16,6 +16,8 @@ export interface CatalogueEntry {
   /** Measures: the dimensions it can be split by. Dimensions: the measures it splits. */
   dimensions?: string[];
   measures?: string[];
+  /** Measures: whether a rise is good news. */
+  direction?: Direction;
   /** Measures: whether the builder takes it (report columns are read in their reports only). */
   builder?: boolean;
   reports?: string[];
@@ -55,6 +57,7 @@ export function measureCatalogue(): CatalogueEntry[] {
       name: measure.name,
       area: measure.area,
       type: measure.type,
+      direction: measure.direction,
       label_en: measure.label.en,
       label_ar: measure.label.ar,
       description_en: measure.description.en,
@@ -67,6 +70,7 @@ export function measureCatalogue(): CatalogueEntry[] {
       name: column.name,
       area: REPORTS[column.reports[0]].area,
       type: column.type,
+      direction: column.direction,
       label_en: column.label.en,
       label_ar: column.label.ar,
       description_en: column.description.en,

@@ -22,6 +22,8 @@ export type ValueSource =
   | { kind: 'shipping_method' }
   | { kind: 'tax_rate' }
   | { kind: 'query' }
+  | { kind: 'cohort' }
+  /** Not listed: values are taken as they are (a number of months). */
   | { kind: 'none' };
 
 export interface DimensionDef {
@@ -210,7 +212,7 @@ export const DIMENSIONS: readonly DimensionDef[] = [
     type: 'date',
     label: { en: 'Cohort', ar: 'الفوج' },
     description: { en: 'The month of the customers’ first order.', ar: 'شهر أول طلب للعملاء.' },
-    values: { kind: 'none' },
+    values: { kind: 'cohort' },
     filterable: true,
   },
   {

@@ -12,6 +12,14 @@ import type { SourceName } from './sources.js';
 
 export type MeasureType = 'money' | 'count' | 'ratio' | 'duration';
 
+/**
+ * Whether a rise of the figure is good news (`higher_is_better`: sales, conversion), bad news
+ * (`lower_is_better`: returns, lateness, failures, durations) or neither (`neutral`: taxes, shipping
+ * charged, orders due), as GET /measures and every report column say.
+ */
+export const DIRECTIONS = ['higher_is_better', 'lower_is_better', 'neutral'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+
 export interface MeasureContext {
   /** Every dimension the query splits or filters by. */
   used: ReadonlySet<string>;
@@ -23,6 +31,7 @@ export interface MeasureDef {
   name: string;
   area: InsightsArea;
   type: MeasureType;
+  direction: Direction;
   label: Bilingual;
   description: Bilingual;
   in: Partial<Record<SourceName, (context: MeasureContext) => RawBuilder<unknown>>>;
@@ -121,6 +130,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'orders',
     area: 'sales',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Orders', ar: 'الطلبات' },
     description: {
       en: 'Orders placed, cancelled ones included, on the day they were placed. Split by product, the orders that contained it.',
@@ -132,6 +142,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'gross_sales',
     area: 'sales',
     type: 'money',
+    direction: 'higher_is_better',
     label: { en: 'Gross sales', ar: 'إجمالي المبيعات' },
     description: {
       en: 'Unit price × quantity of the goods ordered, before discounts, without tax and shipping, on the day of the order.',
@@ -143,6 +154,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'discounts',
     area: 'sales',
     type: 'money',
+    direction: 'neutral',
     label: { en: 'Discounts', ar: 'الخصومات' },
     description: { en: 'Order discounts, without tax, on the day of the order.', ar: 'خصومات الطلبات، دون الضريبة، في يوم الطلب.' },
     in: { sales: total('discounts'), customer_sales: total('discounts') },
@@ -151,6 +163,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'returns',
     area: 'sales',
     type: 'money',
+    direction: 'lower_is_better',
     label: { en: 'Returns', ar: 'المرتجعات' },
     description: {
       en: 'The value of returned goods without tax, on the day of the refund (not of the order). A cancelled order is returned in full on the day it was cancelled.',
@@ -162,6 +175,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'net_sales',
     area: 'sales',
     type: 'money',
+    direction: 'higher_is_better',
     label: { en: 'Net sales', ar: 'صافي المبيعات' },
     description: { en: 'Gross sales − discounts − returns.', ar: 'إجمالي المبيعات − الخصومات − المرتجعات.' },
     in: {
@@ -174,6 +188,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'shipping',
     area: 'sales',
     type: 'money',
+    direction: 'neutral',
     label: { en: 'Shipping', ar: 'الشحن' },
     description: {
       en: 'Shipping charged, without tax, minus shipping refunded (on the day of the refund).',
@@ -185,6 +200,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'taxes',
     area: 'sales',
     type: 'money',
+    direction: 'neutral',
     label: { en: 'Taxes', ar: 'الضرائب' },
     description: { en: 'Tax charged minus tax refunded.', ar: 'الضريبة المحصّلة مطروحًا منها الضريبة المستردة.' },
     in: { sales: () => sql.raw('coalesce(sum(t.taxes_collected - t.taxes_refunded), 0)') },
@@ -193,6 +209,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'total_sales',
     area: 'sales',
     type: 'money',
+    direction: 'higher_is_better',
     label: { en: 'Total sales', ar: 'إجمالي المبيعات الكلي' },
     description: { en: 'Net sales + shipping + taxes.', ar: 'صافي المبيعات + الشحن + الضرائب.' },
     in: { sales: () => sql.raw(`coalesce(sum(${NET_SALES} + t.shipping + t.taxes_collected - t.taxes_refunded), 0)`) },
@@ -201,6 +218,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'average_order_value',
     area: 'sales',
     type: 'money',
+    direction: 'higher_is_better',
     average: true,
     label: { en: 'Average order value', ar: 'متوسط قيمة الطلب' },
     description: { en: '(Gross sales − discounts) ÷ orders.', ar: '(إجمالي المبيعات − الخصومات) ÷ الطلبات.' },
@@ -213,6 +231,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'cancelled_orders',
     area: 'sales',
     type: 'count',
+    direction: 'lower_is_better',
     label: { en: 'Cancelled orders', ar: 'الطلبات الملغاة' },
     description: { en: 'Orders cancelled, on the day they were cancelled.', ar: 'الطلبات الملغاة، في يوم إلغائها.' },
     in: { sales: total('cancelled_orders') },
@@ -222,6 +241,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'units_sold',
     area: 'products',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Units sold', ar: 'الوحدات المباعة' },
     description: { en: 'Units ordered, on the day of the order.', ar: 'الوحدات المطلوبة، في يوم الطلب.' },
     in: { sales: total('units_sold'), products: total('units_sold') },
@@ -230,6 +250,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'units_returned',
     area: 'products',
     type: 'count',
+    direction: 'lower_is_better',
     label: { en: 'Units returned', ar: 'الوحدات المرتجعة' },
     description: {
       en: 'Units returned (or cancelled), on the day of the refund or cancellation.',
@@ -241,6 +262,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'net_units',
     area: 'products',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Net units', ar: 'صافي الوحدات' },
     description: { en: 'Units sold − units returned.', ar: 'الوحدات المباعة − الوحدات المرتجعة.' },
     in: {
@@ -252,6 +274,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'return_rate',
     area: 'products',
     type: 'ratio',
+    direction: 'lower_is_better',
     label: { en: 'Return rate', ar: 'نسبة الإرجاع' },
     description: { en: 'Units returned ÷ units sold.', ar: 'الوحدات المرتجعة ÷ الوحدات المباعة.' },
     in: { sales: ratio('t.units_returned', 't.units_sold'), products: ratio('t.units_returned', 't.units_sold') },
@@ -261,6 +284,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'customers',
     area: 'customers',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Customers', ar: 'العملاء' },
     description: {
       en: 'Distinct customers (email addresses) who placed an order. Split by customer type, a customer with a first and a repeat order in the period is in both.',
@@ -272,6 +296,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'new_customers',
     area: 'customers',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'New customers', ar: 'العملاء الجدد' },
     description: { en: 'Customers whose first order was placed in the period.', ar: 'العملاء الذين قدّموا أول طلب لهم في الفترة.' },
     in: { customers: newCustomers },
@@ -280,6 +305,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'returning_customers',
     area: 'customers',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Returning customers', ar: 'العملاء العائدون' },
     description: {
       en: 'Customers with an order in the period who had ordered before (before the period, or earlier in it).',
@@ -291,6 +317,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'returning_customer_rate',
     area: 'customers',
     type: 'ratio',
+    direction: 'higher_is_better',
     label: { en: 'Returning customer rate', ar: 'نسبة العملاء العائدين' },
     description: {
       en: 'Returning customers ÷ customers: the share of the period’s customers who have placed more than one order.',
@@ -304,6 +331,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'cohort_customers',
     area: 'customers',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Active customers', ar: 'العملاء النشطون' },
     description: {
       en: 'Customers of the cohort who placed an order in the month.',
@@ -315,6 +343,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'retention_rate',
     area: 'customers',
     type: 'ratio',
+    direction: 'higher_is_better',
     label: { en: 'Retention', ar: 'نسبة الاحتفاظ' },
     description: {
       en: 'Active customers ÷ the cohort’s customers (those whose first order was in the cohort’s month).',
@@ -332,6 +361,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'cohort_orders',
     area: 'customers',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Cohort orders', ar: 'طلبات الفوج' },
     description: { en: 'Orders the cohort’s customers placed in the month.', ar: 'الطلبات التي قدّمها عملاء الفوج في الشهر.' },
     in: { cohorts: total('orders') },
@@ -340,6 +370,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'cohort_net_sales',
     area: 'customers',
     type: 'money',
+    direction: 'higher_is_better',
     label: { en: 'Cohort net sales', ar: 'صافي مبيعات الفوج' },
     description: {
       en: 'Net sales of the cohort’s customers in the month (returns on the month of the refund).',
@@ -352,6 +383,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'shipped_orders',
     area: 'fulfilment',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Orders shipped', ar: 'الطلبات المشحونة' },
     description: { en: 'Delivery orders shipped, on the day they shipped.', ar: 'طلبات التوصيل المشحونة، في يوم شحنها.' },
     in: { fulfilment: total('shipped_orders') },
@@ -360,6 +392,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'average_time_to_ship',
     area: 'fulfilment',
     type: 'duration',
+    direction: 'lower_is_better',
     label: { en: 'Average time to ship', ar: 'متوسط مدة الشحن' },
     description: { en: 'Seconds from placement to shipment, averaged.', ar: 'متوسط الثواني من تقديم الطلب حتى شحنه.' },
     in: { fulfilment: average('ship_seconds', 'shipped_orders') },
@@ -368,6 +401,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'delivered_orders',
     area: 'fulfilment',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Orders delivered', ar: 'الطلبات المسلّمة' },
     description: {
       en: 'Orders delivered or collected, on the day they were.',
@@ -379,6 +413,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'average_time_to_deliver',
     area: 'fulfilment',
     type: 'duration',
+    direction: 'lower_is_better',
     label: { en: 'Average time to deliver', ar: 'متوسط مدة التسليم' },
     description: {
       en: 'Seconds from placement to delivery (or collection), averaged.',
@@ -390,6 +425,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'ready_orders',
     area: 'fulfilment',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Orders ready for pickup', ar: 'الطلبات الجاهزة للاستلام' },
     description: { en: 'Pickup orders made ready, on the day they were.', ar: 'طلبات الاستلام التي جُهّزت، في يوم تجهيزها.' },
     in: { fulfilment: total('ready_orders') },
@@ -398,6 +434,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'average_time_to_ready',
     area: 'fulfilment',
     type: 'duration',
+    direction: 'lower_is_better',
     label: { en: 'Average time to pickup-ready', ar: 'متوسط مدة التجهيز للاستلام' },
     description: { en: 'Seconds from placement to ready for pickup, averaged.', ar: 'متوسط الثواني من تقديم الطلب حتى جاهزيته للاستلام.' },
     in: { fulfilment: average('ready_seconds', 'ready_orders') },
@@ -406,6 +443,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'promised_orders',
     area: 'fulfilment',
     type: 'count',
+    direction: 'neutral',
     label: { en: 'Orders due', ar: 'الطلبات المستحقة' },
     description: {
       en: 'Orders (not cancelled) whose delivery or pickup was promised for the day.',
@@ -417,6 +455,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'late_orders',
     area: 'fulfilment',
     type: 'count',
+    direction: 'lower_is_better',
     label: { en: 'Late orders', ar: 'الطلبات المتأخرة' },
     description: {
       en: 'Orders due that day and delivered (or made ready for pickup) after the promise and the settings’ grace.',
@@ -428,6 +467,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'on_time_rate',
     area: 'fulfilment',
     type: 'ratio',
+    direction: 'higher_is_better',
     label: { en: 'On-time rate', ar: 'نسبة الالتزام بالموعد' },
     description: {
       en: 'Orders fulfilled by their promise and the settings’ grace ÷ orders fulfilled, by the day of the promise; orders still open are neither.',
@@ -438,29 +478,46 @@ export const MEASURES: readonly MeasureDef[] = [
   // --- finance ---
   ...(
     [
-      ['authorised', 'Authorised', 'المفوَّض', 'Card payments authorised at checkout.', 'مدفوعات البطاقات المفوَّضة عند الدفع.'],
+      [
+        'authorised',
+        'higher_is_better',
+        'Authorised',
+        'المفوَّض',
+        'Card payments authorised at checkout.',
+        'مدفوعات البطاقات المفوَّضة عند الدفع.',
+      ],
       [
         'captured',
+        'higher_is_better',
         'Captured',
         'المحصَّل',
         'Payments taken: cards captured, cash collected.',
         'المدفوعات المحصّلة: البطاقات المسحوبة والنقد المستلم.',
       ],
-      ['refunded', 'Refunded', 'المسترد', 'Money paid back, cancellations included.', 'المبالغ المعادة، ومنها الإلغاءات.'],
+      [
+        'refunded',
+        'lower_is_better',
+        'Refunded',
+        'المسترد',
+        'Money paid back, cancellations included.',
+        'المبالغ المعادة، ومنها الإلغاءات.',
+      ],
       [
         'voided',
+        'lower_is_better',
         'Voided',
         'الملغى',
         'Payments released unpaid when an order was cancelled.',
         'المدفوعات المحررة دون تحصيل عند إلغاء الطلب.',
       ],
-      ['failed', 'Failed', 'المرفوض', 'Card payments declined at checkout.', 'مدفوعات البطاقات المرفوضة عند الدفع.'],
+      ['failed', 'lower_is_better', 'Failed', 'المرفوض', 'Card payments declined at checkout.', 'مدفوعات البطاقات المرفوضة عند الدفع.'],
     ] as const
-  ).flatMap(([event, en, ar, descriptionEn, descriptionAr]): MeasureDef[] => [
+  ).flatMap(([event, direction, en, ar, descriptionEn, descriptionAr]): MeasureDef[] => [
     {
       name: `${event}_payments`,
       area: 'finance',
       type: 'count',
+      direction,
       label: { en: `${en} payments`, ar: `عدد المدفوعات ${ar}` },
       description: { en: `${descriptionEn} Counted on the day it happened.`, ar: `${descriptionAr} تُحسب في يوم حدوثها.` },
       in: { payments: total(`${event}_count`) },
@@ -469,6 +526,7 @@ export const MEASURES: readonly MeasureDef[] = [
       name: `${event}_amount`,
       area: 'finance',
       type: 'money',
+      direction,
       label: { en: `${en} amount`, ar: `المبلغ ${ar}` },
       description: { en: `${descriptionEn} Tax included.`, ar: `${descriptionAr} شاملة الضريبة.` },
       in: { payments: total(`${event}_amount`) },
@@ -478,6 +536,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'taxes_collected',
     area: 'finance',
     type: 'money',
+    direction: 'neutral',
     label: { en: 'Tax collected', ar: 'الضريبة المحصّلة' },
     description: { en: 'Tax charged on orders, on the day of the order.', ar: 'الضريبة المفروضة على الطلبات، في يوم الطلب.' },
     in: { sales: total('taxes_collected') },
@@ -486,6 +545,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'taxes_refunded',
     area: 'finance',
     type: 'money',
+    direction: 'lower_is_better',
     label: { en: 'Tax refunded', ar: 'الضريبة المستردة' },
     description: { en: 'Tax paid back with returns and cancellations.', ar: 'الضريبة المعادة مع المرتجعات والإلغاءات.' },
     in: { sales: total('taxes_refunded') },
@@ -494,6 +554,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'taxable_sales',
     area: 'finance',
     type: 'money',
+    direction: 'neutral',
     label: { en: 'Taxable sales', ar: 'المبيعات الخاضعة للضريبة' },
     description: { en: 'Net sales + shipping, without tax.', ar: 'صافي المبيعات + الشحن، دون الضريبة.' },
     in: { sales: () => sql.raw(`coalesce(sum(${NET_SALES} + t.shipping), 0)`) },
@@ -503,6 +564,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'sessions',
     area: 'behaviour',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Sessions', ar: 'الجلسات' },
     description: { en: 'Storefront sessions, in the hour they started.', ar: 'جلسات المتجر، في ساعة بدئها.' },
     in: { funnel: total('sessions') },
@@ -511,6 +573,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'sessions_with_product_view',
     area: 'behaviour',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Viewed a product', ar: 'شاهدوا منتجًا' },
     description: { en: 'Sessions that read a product’s details.', ar: 'الجلسات التي قرأت تفاصيل منتج.' },
     in: { funnel: total('product_viewed') },
@@ -519,6 +582,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'sessions_with_cart_addition',
     area: 'behaviour',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Added to cart', ar: 'أضافوا إلى السلة' },
     description: { en: 'Sessions that added a line to their cart.', ar: 'الجلسات التي أضافت بندًا إلى سلتها.' },
     in: { funnel: total('added_to_cart') },
@@ -527,6 +591,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'sessions_reaching_checkout',
     area: 'behaviour',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Reached checkout', ar: 'وصلوا إلى الدفع' },
     description: { en: 'Sessions that asked for a checkout quote.', ar: 'الجلسات التي طلبت عرض سعر للدفع.' },
     in: { funnel: total('reached_checkout') },
@@ -535,6 +600,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'sessions_with_order',
     area: 'behaviour',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Ordered', ar: 'قدّموا طلبًا' },
     description: { en: 'Sessions that placed an order.', ar: 'الجلسات التي قدّمت طلبًا.' },
     in: { funnel: total('ordered') },
@@ -543,6 +609,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'conversion_rate',
     area: 'behaviour',
     type: 'ratio',
+    direction: 'higher_is_better',
     label: { en: 'Conversion rate', ar: 'معدل التحويل' },
     description: { en: 'Sessions that ordered ÷ sessions.', ar: 'الجلسات التي قدّمت طلبًا ÷ الجلسات.' },
     in: { funnel: ratio('t.ordered', 't.sessions') },
@@ -551,6 +618,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'searches',
     area: 'behaviour',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Searches', ar: 'عمليات البحث' },
     description: { en: 'Storefront searches.', ar: 'عمليات البحث في المتجر.' },
     in: { searches: total('searches') },
@@ -559,6 +627,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'zero_result_searches',
     area: 'behaviour',
     type: 'count',
+    direction: 'lower_is_better',
     label: { en: 'Searches with no results', ar: 'عمليات بحث دون نتائج' },
     description: { en: 'Searches that found nothing.', ar: 'عمليات البحث التي لم تجد شيئًا.' },
     in: { searches: total('zero_result_searches') },
@@ -567,6 +636,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'zero_result_rate',
     area: 'behaviour',
     type: 'ratio',
+    direction: 'lower_is_better',
     label: { en: 'No-result rate', ar: 'نسبة البحث دون نتائج' },
     description: { en: 'Searches with no results ÷ searches.', ar: 'عمليات البحث دون نتائج ÷ عمليات البحث.' },
     in: { searches: ratio('t.zero_result_searches', 't.searches') },
@@ -575,6 +645,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'searches_followed_by_add',
     area: 'behaviour',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Followed by an add-to-cart', ar: 'تلتها إضافة إلى السلة' },
     description: {
       en: 'Searches after which the session added to its cart within 30 minutes.',
@@ -586,6 +657,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'searches_followed_by_order',
     area: 'behaviour',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Followed by an order', ar: 'تلاها طلب' },
     description: {
       en: 'Searches after which the session placed an order within 30 minutes.',
@@ -597,6 +669,7 @@ export const MEASURES: readonly MeasureDef[] = [
     name: 'search_add_rate',
     area: 'behaviour',
     type: 'ratio',
+    direction: 'higher_is_better',
     label: { en: 'Search add-to-cart rate', ar: 'نسبة الإضافة بعد البحث' },
     description: { en: 'Searches followed by an add-to-cart ÷ searches.', ar: 'عمليات البحث التي تلتها إضافة إلى السلة ÷ عمليات البحث.' },
     in: { searches: ratio('t.followed_by_add', 't.searches') },

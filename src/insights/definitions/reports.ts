@@ -1,6 +1,6 @@
 import type { Bilingual } from '../../common/bilingual.js';
 import { viewPermission, type InsightsArea, type Permission } from '../../common/permissions.js';
-import type { MeasureType } from './measures.js';
+import type { Direction, MeasureType } from './measures.js';
 
 /**
  * The sixteen built-in reports (interface part 2, contract sections 7 and 8): the area whose view
@@ -31,8 +31,11 @@ export type ReportName = (typeof REPORT_NAMES)[number];
 
 export type ReportTable =
   | { kind: 'none' }
-  /** Measures split by dimensions; `grain` adds the range's time grain as the last dimension. */
-  | { kind: 'split'; dimensions: string[]; grain?: boolean; measures: string[]; sort: string; descending: boolean }
+  /**
+   * Measures split by dimensions; `grain` adds the range's time grain as the first dimension. Rows are
+   * sorted by `sort` (largest first when `descending`), else in the order of their dimensions.
+   */
+  | { kind: 'split'; dimensions: string[]; grain?: boolean; measures: string[]; sort?: string; descending?: boolean }
   | { kind: 'not_selling' | 'late_orders' | 'funnel' | 'customer_groups' | 'cohorts' };
 
 export interface ReportDef {
@@ -48,6 +51,7 @@ export interface ReportDef {
 export interface ReportColumn {
   name: string;
   type: MeasureType | 'text' | 'date';
+  direction: Direction;
   label: Bilingual;
   description: Bilingual;
   reports: ReportName[];
@@ -55,7 +59,7 @@ export interface ReportColumn {
 
 const SALES = ['gross_sales', 'discounts', 'returns', 'net_sales', 'shipping', 'taxes', 'total_sales', 'orders', 'average_order_value'];
 const PRODUCT_ROW = ['net_sales', 'gross_sales', 'returns', 'units_sold', 'units_returned', 'net_units', 'return_rate', 'orders'];
-const CUSTOMER_ROW = ['customers', 'orders', 'net_sales', 'average_order_value'];
+export const CUSTOMER_ROW = ['customers', 'orders', 'net_sales', 'average_order_value'];
 const FULFILMENT = [
   'shipped_orders',
   'average_time_to_ship',
@@ -217,7 +221,8 @@ export const REPORTS: Record<ReportName, ReportDef> = {
     title: { en: 'Taxes', ar: 'الضرائب' },
     totals: TAX,
     series: ['taxes'],
-    table: { kind: 'split', dimensions: ['tax_rate'], grain: true, measures: TAX, sort: 'taxes', descending: true },
+    // by period, as a tax return reads them
+    table: { kind: 'split', dimensions: ['tax_rate'], grain: true, measures: TAX },
   },
   funnel: {
     name: 'funnel',
@@ -256,6 +261,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'stock',
     type: 'count',
+    direction: 'neutral',
     label: { en: 'In stock', ar: 'المخزون' },
     description: { en: 'Units in stock now, all variants.', ar: 'الوحدات المتوفرة الآن، لكل الخيارات.' },
     reports: ['not_selling'],
@@ -263,23 +269,29 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'last_sold_on',
     type: 'date',
+    direction: 'neutral',
     label: { en: 'Last sold', ar: 'آخر بيع' },
-    description: { en: 'The last day it sold; empty if it never has.', ar: 'آخر يوم بيع فيه؛ فارغ إن لم يُبع قط.' },
+    description: {
+      en: 'The last day it sold, or “Never sold” for a product never sold in the store’s history.',
+      ar: 'آخر يوم بيع فيه، أو «لم يُبع قط» للمنتج الذي لم يُبع قط في تاريخ المتجر.',
+    },
     reports: ['not_selling'],
   },
   {
     name: 'days_since_last_sale',
     type: 'count',
+    direction: 'lower_is_better',
     label: { en: 'Days since last sale', ar: 'أيام منذ آخر بيع' },
     description: {
-      en: 'Days from the last sale to today; since it went on sale when it never sold.',
-      ar: 'الأيام من آخر بيع حتى اليوم؛ أو منذ طرحه للبيع إن لم يُبع قط.',
+      en: 'Days from the last sale to today; none for a product never sold, which counts as the longest unsold.',
+      ar: 'الأيام من آخر بيع حتى اليوم؛ ولا أيام للمنتج الذي لم يُبع قط، ويُعدّ الأطول دون بيع.',
     },
     reports: ['not_selling'],
   },
   {
     name: 'products_not_selling',
     type: 'count',
+    direction: 'lower_is_better',
     label: { en: 'Products not selling', ar: 'منتجات لا تُباع' },
     description: { en: 'Active products with stock that sold nothing in the range.', ar: 'منتجات نشطة متوفرة لم يُبع منها شيء في النطاق.' },
     reports: ['not_selling'],
@@ -287,6 +299,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'open_past_promise',
     type: 'count',
+    direction: 'lower_is_better',
     label: { en: 'Open past their promise', ar: 'مفتوحة بعد موعدها' },
     description: {
       en: 'Orders due in the range, still not delivered (or ready for pickup) now.',
@@ -297,6 +310,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'placed_at',
     type: 'date',
+    direction: 'neutral',
     label: { en: 'Placed', ar: 'وقت الطلب' },
     description: { en: 'When the order was placed.', ar: 'وقت تقديم الطلب.' },
     reports: ['late_orders'],
@@ -304,6 +318,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'promised_by',
     type: 'date',
+    direction: 'neutral',
     label: { en: 'Promised by', ar: 'الموعد الموعود' },
     description: { en: 'When delivery (or pickup readiness) was promised.', ar: 'الموعد الموعود للتوصيل (أو للتجهيز للاستلام).' },
     reports: ['late_orders'],
@@ -311,6 +326,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'fulfilled_at',
     type: 'date',
+    direction: 'neutral',
     label: { en: 'Fulfilled', ar: 'وقت التسليم' },
     description: {
       en: 'When it was delivered (or made ready for pickup); empty while open.',
@@ -321,6 +337,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'status',
     type: 'text',
+    direction: 'neutral',
     label: { en: 'Status', ar: 'الحالة' },
     description: { en: 'The order’s fulfilment status now.', ar: 'حالة تسليم الطلب الآن.' },
     reports: ['late_orders'],
@@ -328,6 +345,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'late_by',
     type: 'duration',
+    direction: 'lower_is_better',
     label: { en: 'Late by', ar: 'مدة التأخير' },
     description: {
       en: 'Seconds past the promise: until fulfilment, or until now while still open.',
@@ -338,6 +356,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'step_sessions',
     type: 'count',
+    direction: 'higher_is_better',
     label: { en: 'Sessions', ar: 'الجلسات' },
     description: { en: 'Sessions that reached the step.', ar: 'الجلسات التي بلغت الخطوة.' },
     reports: ['funnel'],
@@ -345,6 +364,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'step_conversion',
     type: 'ratio',
+    direction: 'higher_is_better',
     label: { en: 'From previous step', ar: 'من الخطوة السابقة' },
     description: { en: 'Sessions at the step ÷ sessions at the step before.', ar: 'الجلسات في الخطوة ÷ الجلسات في الخطوة السابقة.' },
     reports: ['funnel'],
@@ -352,6 +372,7 @@ export const REPORT_COLUMNS: readonly ReportColumn[] = [
   {
     name: 'overall_conversion',
     type: 'ratio',
+    direction: 'higher_is_better',
     label: { en: 'From start', ar: 'من البداية' },
     description: { en: 'Sessions at the step ÷ all sessions.', ar: 'الجلسات في الخطوة ÷ كل الجلسات.' },
     reports: ['funnel'],

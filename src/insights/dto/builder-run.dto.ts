@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { OptionalField } from '../../common/validation/fields.js';
 import { FILTER_OPERATORS, type FilterOperator } from '../query/query-engine.js';
+import { FILTER_VALUE_RULE } from './report-query.dto.js';
 import { COMPARES, type Compare } from '../query/ranges.js';
 
 export class BuilderFilterDto {
@@ -27,7 +28,12 @@ export class BuilderFilterDto {
   @IsIn(FILTER_OPERATORS)
   op: FilterOperator;
 
-  @ApiPropertyOptional({ type: [String], default: [], example: ['5c0e…'] })
+  @ApiPropertyOptional({
+    type: [String],
+    default: [],
+    example: ['Apparel'],
+    description: `For \`in\` and \`not_in\`: ${FILTER_VALUE_RULE}`,
+  })
   @OptionalField()
   @IsArray()
   @ArrayMaxSize(200)

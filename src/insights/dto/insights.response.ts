@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { DIRECTIONS } from '../definitions/measures.js';
 
 /** Figures by name: money in minor units, counts and durations (seconds) are integers; ratios are 0..1; periods are text. */
 const FIGURES = {
@@ -20,12 +21,19 @@ export class ReportRangeDoc {
   @ApiProperty({ enum: ['hour', 'day', 'week', 'month', 'quarter', 'year'] }) grain: string;
 }
 
+const DIRECTION_DOC = {
+  enum: DIRECTIONS,
+  description:
+    'Whether a rise against the compared range is good news (`higher_is_better`), bad news (`lower_is_better`) or neither (`neutral`).',
+};
+
 export class ReportColumnDocDto {
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['dimension', 'measure'] }) kind: string;
   @ApiProperty({ enum: ['money', 'count', 'ratio', 'duration', 'text', 'date'] }) type: string;
   @ApiProperty() label_en: string;
   @ApiProperty() label_ar: string;
+  @ApiPropertyOptional({ ...DIRECTION_DOC, description: `Measure columns only. ${DIRECTION_DOC.description}` }) direction?: string;
 }
 
 /** Every built-in report and the builder answer in this shape (contract section 8). */
@@ -35,6 +43,13 @@ export class ReportResponseDoc {
   @ApiProperty({ type: ReportRangeDoc, nullable: true }) compareRange: ReportRangeDoc | null;
   @ApiProperty({ example: 'SAR' }) currency: string;
   @ApiProperty({ type: [ReportColumnDocDto] }) columns: ReportColumnDocDto[];
+  @ApiProperty({
+    type: [String],
+    example: ['product', 'variant', 'category', 'brand'],
+    description:
+      'The dimensions the report can be filtered by (`filter[]`, the builder’s `filters`), beside the filters it has: those every query of its figures can take. Any other is 400 validation_failed on that filter.',
+  })
+  filterable: string[];
   @ApiProperty({ ...FIGURES, description: 'Money in minor units without tax; ratios 0..1; durations in seconds.' })
   totals: Record<string, unknown>;
   @ApiProperty({ ...FIGURES, nullable: true }) compareTotals: Record<string, unknown> | null;
@@ -49,7 +64,10 @@ export class ReportResponseDoc {
   @ApiProperty({
     type: 'array',
     items: { type: 'object', additionalProperties: true },
-    description: 'Dimension values and measures; `labels` names the values of the row’s dimensions: `{ "product": { "en", "ar" } }`.',
+    description:
+      'Dimension values and measures; `labels` names the values of the row’s dimensions: `{ "product": { "en", "ar" } }`, and a value that needs words: ' +
+      '`not_selling`’s `last_sold_on` is null for a product never sold in the store’s history (its `days_since_last_sale` null too, the longest unsold), labelled “Never sold”. ' +
+      '`cohorts`’ rows are the whole triangle of the range (every cohort, every month since, up to the range’s end) unless `limit` pages them.',
   })
   rows: Record<string, unknown>[];
   @ApiPropertyOptional({ type: 'integer', description: 'Builder only: the rows of the answer (never more than 5,000).' }) rowCount?: number;
@@ -68,6 +86,7 @@ export class CatalogueEntryDoc {
   @ApiProperty() description_ar: string;
   @ApiPropertyOptional({ type: [String], description: 'Measures: the dimensions it can be split by.' }) dimensions?: string[];
   @ApiPropertyOptional({ type: [String], description: 'Dimensions: the measures it splits.' }) measures?: string[];
+  @ApiPropertyOptional(DIRECTION_DOC) direction?: string;
   @ApiPropertyOptional({ description: 'Measures: false for columns of one report’s table only.' }) builder?: boolean;
   @ApiPropertyOptional({ type: [String] }) reports?: string[];
   @ApiPropertyOptional() filterable?: boolean;

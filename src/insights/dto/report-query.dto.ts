@@ -7,6 +7,10 @@ import { OptionalField } from '../../common/validation/fields.js';
 import { TIME_GRAINS, type TimeGrain } from '../definitions/dimensions.js';
 import { COMPARES, type Compare } from '../query/ranges.js';
 
+/** How a filter's value (report `filter[]`, the builder's `in` and `not_in`) names a value of its dimension. */
+export const FILTER_VALUE_RULE =
+  'A value is a value’s id (as `GET /admin/insights/dimensions/{dimension}/values` lists it), else its slug (a product’s, category’s or brand’s; a variant’s SKU), else exactly its name in English or Arabic (a customer’s also their email), compared as search compares text: case, Arabic letter forms and diacritics do not matter. One that names no value, or a name several values share, is 400 unknown_dimension_value with `dimension`, `value` and a `suggestion` (`code: closest_values`) listing the closest values.';
+
 /** `dimension:value` filters, one or repeated in the query string. */
 function FilterList() {
   return applyDecorators(
@@ -62,7 +66,9 @@ export class ReportQueryDto extends ListQueryDto {
   @ApiPropertyOptional({
     name: 'filter[]',
     type: [String],
-    description: '`dimension:value`, repeated: values of one dimension are OR’d, dimensions AND’d.',
+    description:
+      '`dimension:value`, repeated: values of one dimension are OR’d, dimensions AND’d; the dimensions are those of the answer’s `filterable`. ' +
+      FILTER_VALUE_RULE,
     example: ['payment_method:card'],
   })
   @FilterList()

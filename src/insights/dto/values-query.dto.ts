@@ -9,4 +9,13 @@ export class DimensionValuesQueryDto extends ListQueryDto {
   @IsString()
   @MaxLength(200)
   q?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'A value as it is (an id, a code, as a report’s rows and `filter[]` carry it): that value alone with its names, or no item when the dimension has no such value. A shared link’s filters are named so.',
+  })
+  @OptionalField()
+  @IsString()
+  @MaxLength(200)
+  value?: string;
 }

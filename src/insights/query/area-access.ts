@@ -2,6 +2,7 @@ import type { AdminPrincipal } from '../../auth/access/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { INSIGHTS_AREAS, viewPermission, type Entitlement, type InsightsArea } from '../../common/permissions.js';
 import { notEntitled } from '../../auth/access/plan-refusal.js';
+import { dimensionNamed } from '../definitions/dimensions.js';
 
 /**
  * What a query touches beyond its route's own permission (the builder's measures and dimensions, a
@@ -29,4 +30,13 @@ export function requireViewPermissions(admin: AdminPrincipal, areas: Iterable<In
 /** The areas whose view permission the caller holds. */
 export function viewableAreas(admin: AdminPrincipal): InsightsArea[] {
   return INSIGHTS_AREAS.filter((area) => admin.permissions.includes(viewPermission(area)));
+}
+
+/** Of `dimensions`, those the caller may filter by: of no area, or of an area it may view on its plan. */
+export function readableDimensions(admin: AdminPrincipal, dimensions: string[]): string[] {
+  const readable = new Set(viewableAreas(admin).filter((area) => admin.entitlements.includes(`area:${area}` as Entitlement)));
+  return dimensions.filter((name) => {
+    const area = dimensionNamed(name)?.area;
+    return area === null || area === undefined || readable.has(area);
+  });
 }

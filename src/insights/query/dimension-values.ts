@@ -2,9 +2,11 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Bilingual } from '../../common/bilingual.js';
+import { ApiError } from '../../common/errors/api-error.js';
 import { dimensionNamed, isTimeGrain, type DimensionDef } from '../definitions/dimensions.js';
 import { NONE_ID } from '../rollups/rollup-tables.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
+import type { Filter } from './query-engine.js';
 
 export interface DimensionValue {
   value: string;
@@ -24,6 +26,14 @@ const NONE_LABELS: Record<string, Bilingual> = {
  */
 const READ_AHEAD_BATCHES = 1;
 const PICKUP: Bilingual = { en: 'No shipping (pickup)', ar: 'دون شحن (استلام)' };
+/** The closest values a filter value that names none is answered with. */
+const CLOSEST_VALUES = 5;
+
+/** Of a filter value: the values whose folded name it is, and the values closest to it. */
+interface Folded {
+  named: DimensionValue[];
+  closest: DimensionValue[];
+}
 
 interface Labelled {
   value: string;
@@ -43,9 +53,13 @@ export class DimensionValues {
   async labels(storeId: string, dimension: DimensionDef, values: string[]): Promise<Map<string, Bilingual>> {
     const wanted = [...new Set(values)];
     if (wanted.length === 0) return new Map();
-    // A search query names itself and a tax rate is its percentage: nothing to look up.
-    if (dimension.values.kind === 'query') return new Map(wanted.map((value) => [value, { en: value, ar: value }]));
-    if (dimension.values.kind === 'tax_rate') return new Map(wanted.map((value) => [value, taxRateLabel(Number(value))]));
+    // A search query names itself, a tax rate is its percentage and a fixed value's name is declared: nothing to look up.
+    const source = dimension.values;
+    if (source.kind === 'query') return new Map(wanted.map((value) => [value, { en: value, ar: value }]));
+    if (source.kind === 'tax_rate') return new Map(wanted.map((value) => [value, taxRateLabel(Number(value))]));
+    if (source.kind === 'fixed') {
+      return new Map(source.values.filter((entry) => wanted.includes(entry.value)).map((entry) => [entry.value, entry.label]));
+    }
     const found = await this.lookup(storeId, dimension, { values: wanted, unordered: true });
     return new Map(found.map((row) => [row.value, { en: row.en, ar: row.ar }]));
   }
@@ -138,21 +152,156 @@ export class DimensionValues {
     };
   }
 
+  /** `value` as it is (an id, a code) with its names: one item, or none when the dimension has no such value. */
+  async named(storeId: string, dimension: DimensionDef, value: string): Promise<DimensionValue[]> {
+    const found = await this.lookup(storeId, dimension, { values: [value], unordered: true });
+    return found.filter((row) => row.value === value).map((row) => ({ value: row.value, label_en: row.en, label_ar: row.ar }));
+  }
+
+  /**
+   * Filters with the values of `in` and `not_in` as their dimension's values (the other operators
+   * compare text, numbers and dates as they are). Each given value is a value as it is (an id, a
+   * code), else a slug (of a product, category or brand; a variant's SKU), else exactly a value's
+   * name in English or Arabic (a customer's also their email), compared as search compares text:
+   * case, Arabic letter forms and diacritics folded (normalize_search_text). One that names no value,
+   * or a name several values share, is 400 unknown_dimension_value with the closest values.
+   */
+  async resolveFilters(storeId: string, filters: Filter[]): Promise<Filter[]> {
+    return Promise.all(
+      filters.map(async (filter) =>
+        filter.op === 'in' || filter.op === 'not_in'
+          ? { ...filter, values: await this.resolve(storeId, dimensionNamed(filter.dimension)!, filter.values) }
+          : filter,
+      ),
+    );
+  }
+
+  private async resolve(storeId: string, dimension: DimensionDef, given: string[]): Promise<string[]> {
+    const wanted = [...new Set(given)];
+    if (dimension.values.kind === 'none') {
+      // Not listed (months since the first order): a value of the dimension's type is one.
+      const invalid = wanted.find((value) => dimension.type === 'number' && !/^\d{1,4}$/.test(value));
+      if (invalid !== undefined) throw unknownValue(dimension, invalid, []);
+      return wanted;
+    }
+    // Values as they are first (ids through their primary key, the way the dashboard sends them), then slugs and
+    // names as written in any case (a comparison of the names as stored), and only then names folded as search folds
+    // them, which normalises every name of the dimension: 100,000 products take seconds.
+    const known = new Set((await this.lookup(storeId, dimension, { values: wanted, unordered: true })).map((row) => row.value));
+    const unknown = wanted.filter((value) => !known.has(value));
+    const written = unknown.length > 0 ? await this.namedAsWritten(storeId, dimension, unknown) : new Map<string, DimensionValue[]>();
+    const unwritten = unknown.filter((value) => !written.get(value)?.length);
+    const folded = unwritten.length > 0 ? await this.namedFolded(storeId, dimension, unwritten) : new Map<string, Folded>();
+    const resolved = wanted.map((value) => {
+      if (known.has(value)) return value;
+      const { named, closest } = folded.get(value) ?? { named: written.get(value)!, closest: [] };
+      if (named.length === 1) return named[0].value;
+      throw named.length > 1 ? unknownValue(dimension, value, named, true) : unknownValue(dimension, value, closest);
+    });
+    return [...new Set(resolved)];
+  }
+
+  /** The values each of `given` names by its slug (exactly), else by a name as written, in any case. */
+  private async namedAsWritten(storeId: string, dimension: DimensionDef, given: string[]): Promise<Map<string, DimensionValue[]>> {
+    const { rows } = await sql<DimensionValue & { input: string; by_slug: boolean }>`
+      select g.input, c.value, c.en as label_en, c.ar as label_ar, coalesce(c.slug = g.input, false) as by_slug
+      from (${this.candidates(storeId, dimension, given)}) c
+      join unnest(${given}::text[]) as g(input) on c.slug = g.input or lower(g.input) in (lower(c.en), lower(c.ar), lower(c.alias))`.execute(
+      this.em.getKysely() as Kysely<unknown>,
+    );
+    return new Map(
+      given.map((input) => {
+        const mine = rows.filter((row) => row.input === input);
+        const bySlug = mine.filter((row) => row.by_slug);
+        return [input, (bySlug.length > 0 ? bySlug : mine).map(valueOf)];
+      }),
+    );
+  }
+
+  /**
+   * For each of `given`, the values whose name is it once both are folded as search folds text
+   * (normalize_search_text), and the values closest to it: those whose folded names hold it, then
+   * those most alike (trigram similarity). Every name of the dimension is folded once, for all of `given`.
+   */
+  private async namedFolded(storeId: string, dimension: DimensionDef, given: string[]): Promise<Map<string, Folded>> {
+    const { rows } = await sql<DimensionValue & { input: string; named: boolean }>`
+      with given as materialized (select input, normalize_search_text(input) as key from unnest(${given}::text[]) as input),
+           v as materialized (
+             select c.value, c.en, c.ar,
+                    normalize_search_text(c.en) as key_en, normalize_search_text(c.ar) as key_ar, normalize_search_text(c.alias) as key_alias
+             from (${this.candidates(storeId, dimension, given)}) c)
+      select g.input, m.value, m.en as label_en, m.ar as label_ar, m.named
+      from given g cross join lateral (
+        select v.value, v.en, v.ar, coalesce(g.key in (v.key_en, v.key_ar, v.key_alias), false) as named from v
+        order by named desc,
+                 greatest(strpos(v.key_en, g.key), strpos(v.key_ar, g.key), strpos(v.key_alias, g.key)) > 0 desc,
+                 greatest(similarity(v.key_en, g.key), similarity(v.key_ar, g.key), similarity(v.key_alias, g.key)) desc, v.en, v.value
+        limit greatest(${CLOSEST_VALUES}, (select count(*) from v where g.key in (v.key_en, v.key_ar, v.key_alias)))) m`.execute(
+      this.em.getKysely() as Kysely<unknown>,
+    );
+    return new Map(
+      given.map((input) => {
+        const mine = rows.filter((row) => row.input === input);
+        return [input, { named: mine.filter((row) => row.named).map(valueOf), closest: mine.slice(0, CLOSEST_VALUES).map(valueOf) }];
+      }),
+    );
+  }
+
+  /**
+   * The values a filter value may name, as SQL: `value`, its labels (`en`, `ar`, the names it goes
+   * by), its `slug` if it has one (a catalogue entry's; a variant's SKU) and the `alias` it also goes
+   * by if any (a customer's email), with the names of the absent value (a deleted product, pickup's empty shipping
+   * method). Customers are too many to compare every one: only those whose email `given` holds (alone
+   * or as a label's `<email>`), and the few that follow each in the order of emails, as the closest.
+   */
+  private candidates(storeId: string, dimension: DimensionDef, given: string[]): RawBuilder<unknown> {
+    const source = dimension.values;
+    const absent = NONE_LABELS[dimension.name]
+      ? { value: NONE_ID, ...NONE_LABELS[dimension.name] }
+      : dimension.name === 'shipping_method'
+        ? { value: '', ...PICKUP }
+        : undefined;
+    const extra = absent
+      ? sql` union all select ${absent.value}::text, ${absent.en}::text, ${absent.ar}::text, null::text, null::text`
+      : sql``;
+    const listed = (): RawBuilder<unknown> => {
+      switch (source.kind) {
+        case 'catalogue': {
+          if (source.entity === 'variant') {
+            return sql`select v.id::text as value, p.name_en || ' — ' || v.sku as en, p.name_ar || ' — ' || v.sku as ar, v.sku as slug,
+                              null::text as alias
+                       from product_variants v join products p on p.id = v.product_id where v.store_id = ${storeId}`;
+          }
+          return sql`select e.id::text as value, e.name_en as en, e.name_ar as ar, e.slug, null::text as alias
+                     from ${sql.table(CATALOGUE_TABLES[source.entity])} e where e.store_id = ${storeId}`;
+        }
+        case 'customer': {
+          const emails = given.map((value) => (/<([^<>]+)>\s*$/.exec(value)?.[1] ?? value).trim().toLowerCase());
+          const following = emails.map((email) => email.split('@')[0]).filter((start) => start.length > 0);
+          return sql`select c.id::text as value, ${CUSTOMER_LABEL} as en, ${CUSTOMER_LABEL} as ar, null::text as slug, c.email as alias
+                     from insights_customers c
+                     left join shoppers s on s.store_id = c.store_id and s.email_normalized = c.email
+                     where c.store_id = ${storeId} and c.id in (
+                       select n.id from insights_customers n where n.store_id = ${storeId} and n.email = any(${emails}::text[])
+                       union all
+                       select f.id from unnest(${following}::text[]) as start cross join lateral (
+                         select n.id from insights_customers n where n.store_id = ${storeId} and n.email >= start
+                         order by n.email limit ${CLOSEST_VALUES}) f)`;
+        }
+        default:
+          return sql`select l.value, l.en, l.ar, null::text as slug, null::text as alias from (${this.query(storeId, source, {})}) l`;
+      }
+    };
+    return sql`${listed()}${extra}`;
+  }
+
   private async lookup(
     storeId: string,
     dimension: DimensionDef,
     by: { values?: string[]; text?: string; limit?: number; offset?: number; unordered?: boolean },
   ): Promise<Labelled[]> {
     const source = dimension.values;
-    if (source.kind === 'fixed') {
-      const folded = by.text ? fold(by.text) : undefined;
-      const matching = source.values
-        .filter((entry) => !by.values || by.values.includes(entry.value))
-        .filter((entry) => !folded || [entry.value, entry.label.en, entry.label.ar].some((label) => fold(label).includes(folded)))
-        .map((entry) => ({ value: entry.value, ...entry.label }));
-      return matching.slice(by.offset ?? 0, (by.offset ?? 0) + (by.limit ?? matching.length));
-    }
-    const query = this.query(storeId, dimension, source, by);
+    const query = this.query(storeId, source, by);
     if (!query) return [];
     const page = by.limit === undefined ? sql`` : sql`limit ${by.limit} offset ${by.offset ?? 0}`;
     // Labels for a batch go into a map: their order is nobody's, and sorting them was a tenth of the lookup.
@@ -165,12 +314,7 @@ export class DimensionValues {
   }
 
   /** Labelled values (`value`, `en`, `ar`) of the store for the dimension, as SQL; the caller sorts and pages. */
-  private query(
-    storeId: string,
-    dimension: DimensionDef,
-    source: DimensionDef['values'],
-    by: { values?: string[]; text?: string },
-  ): RawBuilder<unknown> | null {
+  private query(storeId: string, source: DimensionDef['values'], by: { values?: string[]; text?: string }): RawBuilder<unknown> | null {
     const matches = (...columns: RawBuilder<unknown>[]) =>
       by.text === undefined
         ? sql`true`
@@ -207,18 +351,21 @@ export class DimensionValues {
       case 'tax_rate':
         return sql`select distinct t.tax_rate_bps::text as value, (t.tax_rate_bps / 100.0)::float8 || '%' as en,
                           (t.tax_rate_bps / 100.0)::float8 || '٪' as ar
-                   from insights_sales_monthly t where t.store_id = ${storeId} and ${matches(sql`t.tax_rate_bps::text`)}`;
+                   from insights_sales_monthly t
+                   where t.store_id = ${storeId} and ${among(sql`t.tax_rate_bps`)} and ${matches(sql`t.tax_rate_bps::text`)}`;
       case 'query':
         return sql`select distinct t.query as value, t.query as en, t.query as ar from insights_searches_monthly t
-                   where t.store_id = ${storeId} and ${matches(sql`t.query`)}`;
+                   where t.store_id = ${storeId} and ${among(sql`t.query`)} and ${matches(sql`t.query`)}`;
+      case 'cohort':
+        return sql`select distinct to_char(t.cohort_month, 'YYYY-MM-DD') as value, to_char(t.cohort_month, 'YYYY-MM') as en,
+                          to_char(t.cohort_month, 'YYYY-MM') as ar
+                   from insights_cohorts_monthly t where t.store_id = ${storeId} and ${among(sql`to_char(t.cohort_month, 'YYYY-MM-DD')`)}`;
+      case 'fixed': {
+        const entries = source.values.map((entry) => sql`(${entry.value}::text, ${entry.label.en}::text, ${entry.label.ar}::text)`);
+        return sql`select f.value, f.en, f.ar from (values ${sql.join(entries)}) as f(value, en, ar)
+                   where ${among(sql`f.value`)} and ${matches(sql`f.value`, sql`f.en`, sql`f.ar`)}`;
+      }
       case 'none':
-        if (dimension.name === 'cohort') {
-          return sql`select distinct to_char(t.cohort_month, 'YYYY-MM-DD') as value, to_char(t.cohort_month, 'YYYY-MM') as en,
-                            to_char(t.cohort_month, 'YYYY-MM') as ar
-                     from insights_cohorts_monthly t where t.store_id = ${storeId} and ${among(sql`to_char(t.cohort_month, 'YYYY-MM-DD')`)}`;
-        }
-        return null;
-      case 'fixed':
         return null;
     }
   }
@@ -266,13 +413,44 @@ function taxRateLabel(basisPoints: number): Bilingual {
   return { en: `${percent}%`, ar: `${percent}٪` };
 }
 
-/** Case and letter forms folded the way search folds them, for the fixed lists checked in memory. */
-function fold(text: string): string {
-  return text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[\u064B-\u065F\u0670\u0640\u0300-\u036f]/g, '')
-    .replace(/[أإآٱ]/g, 'ا')
-    .replace(/ة/g, 'ه')
-    .replace(/ى/g, 'ي');
+/** A value with its labels, without what else a row holds. */
+function valueOf({ value, label_en, label_ar }: DimensionValue): DimensionValue {
+  return { value, label_en, label_ar };
+}
+
+/**
+ * A filter value that names no value of its dimension, or (`shared`) a name several values share:
+ * 400 naming the dimension and the value, with the closest values (or the values sharing the name).
+ */
+function unknownValue(dimension: DimensionDef, value: string, closest: DimensionValue[], shared = false): ApiError {
+  const listEn = closest.map((candidate) => (shared ? `${candidate.label_en} (${candidate.value})` : candidate.label_en)).join(', ');
+  const listAr = closest.map((candidate) => (shared ? `${candidate.label_ar} (${candidate.value})` : candidate.label_ar)).join('، ');
+  const valuesUrl = `GET /admin/insights/dimensions/${dimension.name}/values`;
+  return new ApiError('unknown_dimension_value', {
+    details: { dimension: dimension.name, value },
+    message: shared
+      ? {
+          en: `“${value}” is the name of ${closest.length} values of ${dimension.label.en}: filter by the value of the one you mean.`,
+          ar: `«${value}» اسمٌ تشترك فيه عدة قيم (${closest.length}) من ${dimension.label.ar}: صفِّ حسب قيمة ما تقصده منها.`,
+        }
+      : {
+          en: `${dimension.label.en} has no value “${value}”: a filter value is a value’s id, its slug, or its name in English or Arabic.`,
+          ar: `لا قيمة «${value}» في ${dimension.label.ar}: قيمة المرشّح هي معرّف القيمة أو اسمها المختصر (slug) أو اسمها بالعربية أو الإنجليزية.`,
+        },
+    suggestion: {
+      code: 'closest_values',
+      message_en: shared
+        ? `The values named so: ${listEn}.`
+        : closest.length > 0
+          ? `Closest values: ${listEn}.`
+          : `No value of ${dimension.label.en} is like it; ${valuesUrl} lists them.`,
+      message_ar: shared
+        ? `القيم التي تحمل هذا الاسم: ${listAr}.`
+        : closest.length > 0
+          ? `أقرب القيم: ${listAr}.`
+          : `لا قيمة مشابهة في ${dimension.label.ar}؛ تعرض ${valuesUrl} قيمه.`,
+      dimension: dimension.name,
+      values: closest,
+    },
+  });
 }

@@ -2,9 +2,9 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Bilingual } from '../../common/bilingual.js';
-import { invalidField } from '../../common/errors/api-error.js';
+import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
-import { dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
+import { DIMENSIONS, dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
 import { emptyValueOf, type MeasureContext, type MeasureDef } from '../definitions/measures.js';
 import { SOURCES, type SourceDef, type SourceDimension } from '../definitions/sources.js';
 import { NONE_ID, type RollupTable } from '../rollups/rollup-tables.js';
@@ -177,6 +177,25 @@ export class QueryEngine {
   /** Checks that every measure can be read as the query asks, without reading anything. */
   check(spec: QuerySpec): void {
     this.plan(withoutVacuousFilters(spec));
+  }
+
+  /**
+   * The dimensions every one of these queries can also be filtered by, beside the filters it has:
+   * what a report or a builder answer offers to filter by.
+   */
+  filterable(specs: QuerySpec[]): string[] {
+    const answers = (spec: QuerySpec) => {
+      try {
+        this.plan(spec);
+        return true;
+      } catch (error) {
+        if (error instanceof ApiError) return false;
+        throw error;
+      }
+    };
+    return DIMENSIONS.filter((dimension) => dimension.filterable && !isTimeGrain(dimension.name))
+      .map((dimension) => dimension.name)
+      .filter((name) => specs.every((spec) => answers({ ...spec, filters: [...spec.filters, { dimension: name, op: 'in', values: [] }] })));
   }
 
   private plan(spec: QuerySpec): Part[] {

@@ -182,26 +182,61 @@ export function periodsOf(range: DateRange, grain: TimeGrain, weekStartsOn: Week
 
 /** The first days of the first and last whole months inside the range, or null when it holds none. */
 export function monthsWithin(range: DateRange): DateRange | null {
-  const first = range.from.endsWith('-01') ? range.from : nextMonth(range.from);
-  const last = addDays(range.to, 1).endsWith('-01') ? `${range.to.slice(0, 7)}-01` : previousMonth(`${range.to.slice(0, 7)}-01`);
+  const first = range.from.endsWith('-01') ? range.from : shiftMonths(range.from, 1);
+  const last = range.to === lastDayOfMonth(range.to) ? firstDayOfMonth(range.to) : shiftMonths(range.to, -1);
   return first <= last ? { from: first, to: last } : null;
 }
 
-function nextMonth(day: string): string {
-  const [year, month] = day.split('-').map(Number);
-  return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
+function firstDayOfMonth(day: string): string {
+  return `${day.slice(0, 7)}-01`;
 }
 
-function previousMonth(firstDay: string): string {
-  const [year, month] = firstDay.split('-').map(Number);
-  return month === 1 ? `${year - 1}-12-01` : `${year}-${String(month - 1).padStart(2, '0')}-01`;
+/** The first day of the month `months` after (before, when negative) the month of `day`. */
+function shiftMonths(day: string, months: number): string {
+  const [year, month] = day.split('-').map(Number);
+  const index = year * 12 + month - 1 + months;
+  return `${String(Math.floor(index / 12)).padStart(4, '0')}-${String((index % 12) + 1).padStart(2, '0')}-01`;
+}
+
+function lastDayOfMonth(day: string): string {
+  return addDays(shiftMonths(day, 1), -1);
+}
+
+/** Months from the month of `from` to that of `to` (0 within one month, never negative). */
+export function monthsBetween(from: string, to: string): number {
+  const [fromYear, fromMonth] = from.split('-').map(Number);
+  const [toYear, toMonth] = to.split('-').map(Number);
+  return Math.max(0, (toYear - fromYear) * 12 + toMonth - fromMonth);
 }
 
 /** The range widened to the whole months it touches (not past `today`): cohorts are months. */
 export function wholeMonths(range: DateRange, today: string): DateRange {
-  const [year, month] = range.to.split('-').map(Number);
-  const lastDay = addDays(`${month === 12 ? year + 1 : year}-${String(month === 12 ? 1 : month + 1).padStart(2, '0')}-01`, -1);
-  return { from: `${range.from.slice(0, 7)}-01`, to: lastDay > today && range.to <= today ? today : lastDay };
+  const lastDay = lastDayOfMonth(range.to);
+  return { from: firstDayOfMonth(range.from), to: lastDay > today && range.to <= today ? today : lastDay };
+}
+
+/**
+ * A cohort report's ranges. Cohorts are months: the range is the whole months it touches (not past
+ * today), and the compared range is as many whole months just before it (`previous_period`) or the
+ * same months a year before (`previous_year`), its last month cut on the same day as the range's
+ * when the range ends inside its month (today). The two never overlap: a range of more than 12
+ * months has no year before that does not, and is refused that compare.
+ */
+export function cohortRanges(asked: ResolvedRange, compare: Compare, today: string): ResolvedRange {
+  const range = wholeMonths(asked.range, today);
+  if (compare === 'none') return { ...asked, range, compare: null };
+  const months = monthsBetween(range.from, range.to) + 1;
+  if (compare === 'previous_year' && months > 12) {
+    throw invalidRange(
+      `Cohorts are whole months: this range covers ${months} months, so the same months a year before would overlap it. Compare with the previous period, or choose at most 12 months.`,
+      `الأفواج أشهر كاملة: يغطي هذا النطاق ${months} شهرًا، فتتداخل معه الأشهر نفسها قبل سنة. قارن بالفترة السابقة، أو اختر 12 شهرًا على الأكثر.`,
+    );
+  }
+  const shift = compare === 'previous_period' ? -months : -12;
+  const lastMonthEnd = lastDayOfMonth(shiftMonths(range.to, shift));
+  const sameDay = `${lastMonthEnd.slice(0, 8)}${range.to.slice(8)}`;
+  const to = range.to === lastDayOfMonth(range.to) || sameDay > lastMonthEnd ? lastMonthEnd : sameDay;
+  return { ...asked, range, compare: { from: shiftMonths(range.from, shift), to } };
 }
 
 /** Today's date in a time zone. */

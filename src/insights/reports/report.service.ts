@@ -6,9 +6,10 @@ import type { Bilingual } from '../../common/bilingual.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
-import { dimensionNamed, type TimeGrain } from '../definitions/dimensions.js';
-import { emptyValueOf, measureNamed, type MeasureDef } from '../definitions/measures.js';
+import { dimensionNamed, type DimensionDef, type TimeGrain } from '../definitions/dimensions.js';
+import { emptyValueOf, measureNamed, type Direction, type MeasureDef } from '../definitions/measures.js';
 import {
+  CUSTOMER_ROW,
   FULFILMENT_STATUS_LABELS,
   REPORT_COLUMNS,
   REPORT_DIMENSIONS,
@@ -16,10 +17,20 @@ import {
   type ReportDef,
   type ReportName,
 } from '../definitions/reports.js';
+import { readableDimensions, requireAreas } from '../query/area-access.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { QueryEngine, type Filter, type QuerySpec, type Row } from '../query/query-engine.js';
-import { addDays, periodsOf, resolveRange, wholeMonths, type Compare, type DateRange, type ResolvedRange } from '../query/ranges.js';
+import {
+  addDays,
+  cohortRanges,
+  monthsBetween,
+  periodsOf,
+  resolveRange,
+  type Compare,
+  type DateRange,
+  type ResolvedRange,
+} from '../query/ranges.js';
 import { EXPORT_BATCH_ROWS, type ReportRows } from '../query/report-rows.js';
 import { StoreCalendars, type StoreCalendar } from '../query/store-calendar.js';
 import { COUNTED_ORDERS } from '../rollups/counted-orders.js';
@@ -44,6 +55,8 @@ export interface ReportColumnDoc {
   type: string;
   label_en: string;
   label_ar: string;
+  /** Measure columns: whether a rise is good news. */
+  direction?: Direction;
 }
 
 type Values = Record<string, number | string | null>;
@@ -55,6 +68,8 @@ export interface ReportResponse {
   compareRange: (DateRange & { timezone: string; grain: TimeGrain }) | null;
   currency: string;
   columns: ReportColumnDoc[];
+  /** The dimensions the report can be filtered by, beside the filters it has. */
+  filterable: string[];
   totals: Values;
   compareTotals: Values | null;
   series: Values[];
@@ -96,6 +111,16 @@ const CUSTOMER_GROUPS: [group: string, dimension: string, value: string, label: 
 
 const COHORT_MEASURES = ['cohort_customers', 'retention_rate', 'cohort_orders', 'cohort_net_sales'];
 
+/** The filters of the tables that list records, and the column of the records each compares. */
+const NOT_SELLING_FILTERS: Record<string, string> = { product: 'id', category: 'category_id', brand: 'brand_id' };
+const LATE_ORDER_FILTERS: Record<string, string> = { fulfilment_type: 'fulfilment_type', shipping_method: 'shipping_method_code' };
+const RECORD_FILTERS: Partial<Record<ReportDef['table']['kind'], Record<string, string>>> = {
+  not_selling: NOT_SELLING_FILTERS,
+  late_orders: LATE_ORDER_FILTERS,
+};
+
+const NEVER_SOLD: Bilingual = { en: 'Never sold', ar: 'لم يُبع قط' };
+
 /**
  * The built-in reports: headline totals (and those of the compare range), a zero-filled time series
  * per grain period, and the report's table, sorted and paginated. Every figure comes from the query
@@ -130,6 +155,7 @@ export class ReportService {
       compareRange: resolved.compare ? rangeDoc(resolved.compare) : null,
       currency: calendar.currency,
       columns: this.columns(def, resolved.grain),
+      filterable: readableDimensions(admin, this.filterable(request)),
       totals: { ...totals, ...table.totals },
       compareTotals,
       series,
@@ -168,7 +194,7 @@ export class ReportService {
         };
       }
       case 'split': {
-        const dimensions = [...table.dimensions, ...(table.grain ? [resolved.grain] : [])];
+        const dimensions = [...(table.grain ? [resolved.grain] : []), ...table.dimensions];
         const spec = this.spec(request, resolved.range, this.measures(table.measures), dimensions, true);
         return {
           ...file,
@@ -208,27 +234,78 @@ export class ReportService {
     const calendar = await this.calendars.of(admin.storeId);
     const asked = resolveRange(params, { today: calendar.today, firstOrderDay: calendar.firstOrderDay, entitlements: admin.entitlements });
     // Cohorts are months: their report covers the whole months the range touches, and its answer's range says so.
-    const resolved =
-      def.table.kind === 'cohorts'
-        ? {
-            ...asked,
-            range: wholeMonths(asked.range, calendar.today),
-            compare: asked.compare && wholeMonths(asked.compare, calendar.today),
-          }
-        : asked;
-    const filters = parseFilters(params.filters ?? []);
+    const resolved = def.table.kind === 'cohorts' ? cohortRanges(asked, params.compare ?? 'none', calendar.today) : asked;
+    const raw = params.filters ?? [];
+    const filters = parseFilters(raw);
     const sort = this.sortOf(def, params.sort);
     const offset = params.cursor === undefined ? 0 : decodeCursor<[number]>(params.cursor, ['number'])[0];
     if (offset < 0) throw invalidField('cursor', 'invalidCursor', { en: 'This cursor is not valid here.', ar: 'هذا المؤشر غير صالح هنا.' });
-    const request: Request = { def, calendar, resolved, filters, sort, page: { limit: params.limit ?? DEFAULT_PAGE_SIZE, offset } };
-    // Refuse a filter the report's figures cannot take before anything runs.
-    this.engine.check(this.spec(request, resolved.range, this.measures(def.totals), []));
+    // The cohort table is the whole triangle of the range unless a limit pages it: the heat map reads it at once.
+    const limit = params.limit ?? (def.table.kind === 'cohorts' ? Number.MAX_SAFE_INTEGER : DEFAULT_PAGE_SIZE);
+    const unfiltered: Request = { def, calendar, resolved, filters: [], sort, page: { limit, offset } };
+    // Refuse a filter the report's figures cannot take before anything runs: one it never takes, then ones it cannot take together.
+    const offered = this.filterable(unfiltered);
+    for (const filter of filters) {
+      if (!offered.includes(filter.dimension)) {
+        const field = `filter[${raw.findIndex((entry) => entry.startsWith(`${filter.dimension}:`))}]`;
+        throw notFilterableBy(def, dimensionNamed(filter.dimension)!, offered, field);
+      }
+    }
+    // A filter reads its dimension's area (products by customer tell about customers): its view permission and plan.
+    requireAreas(
+      admin,
+      filters.map((filter) => dimensionNamed(filter.dimension)!.area),
+    );
+    // Values resolved first: both checkout kinds named are no filter at all, and can go with any other.
+    const request = { ...unfiltered, filters: await this.values.resolveFilters(calendar.storeId, filters) };
+    for (const spec of this.queries(request)) this.engine.check(spec);
     return request;
+  }
+
+  /**
+   * The dimensions the report can be filtered by, beside its request's filters: those every query of
+   * its totals and table can take (its series' measures are among its totals'), and, for the tables
+   * that list records, those the records have.
+   */
+  private filterable(request: Request): string[] {
+    const records = RECORD_FILTERS[request.def.table.kind];
+    return this.engine.filterable(this.queries(request)).filter((name) => !records || name in records);
+  }
+
+  /** The queries of the report's totals and of its table (none for a table that lists records). */
+  private queries(request: Request): QuerySpec[] {
+    const { def, resolved } = request;
+    const query = (measures: string[], dimensions: string[]) => this.spec(request, resolved.range, this.measures(measures), dimensions);
+    const totals = def.totals.length > 0 ? [query(def.totals, [])] : [];
+    const table = def.table;
+    switch (table.kind) {
+      case 'split':
+        return [...totals, query(table.measures, [...(table.grain ? [resolved.grain] : []), ...table.dimensions])];
+      case 'cohorts':
+        return [...totals, query(COHORT_MEASURES, ['cohort', 'months_since'])];
+      case 'customer_groups':
+        return [
+          ...totals,
+          ...[...new Set(CUSTOMER_GROUPS.map(([, dimension]) => dimension))].map((dimension) => query(CUSTOMER_ROW, [dimension])),
+        ];
+      case 'funnel':
+        return [
+          ...totals,
+          query(
+            FUNNEL_STEPS.map(([, measure]) => measure),
+            [],
+          ),
+        ];
+      default:
+        return totals;
+    }
   }
 
   private sortOf(def: ReportDef, sort: string | undefined): Request['sort'] {
     if (sort === undefined) {
-      return def.table.kind === 'split' ? { measure: def.table.sort, descending: def.table.descending } : undefined;
+      return def.table.kind === 'split' && def.table.sort
+        ? { measure: def.table.sort, descending: def.table.descending ?? false }
+        : undefined;
     }
     const descending = sort.startsWith('-');
     const measure = descending ? sort.slice(1) : sort;
@@ -254,7 +331,7 @@ export class ReportService {
       case 'late_orders':
         return ['late_by'];
       case 'customer_groups':
-        return ['customers', 'orders', 'net_sales', 'average_order_value'];
+        return CUSTOMER_ROW;
       default:
         return [];
     }
@@ -315,7 +392,7 @@ export class ReportService {
       case 'none':
         return { rows: [], more: false };
       case 'split': {
-        const dimensions = [...table.dimensions, ...(table.grain ? [request.resolved.grain] : [])];
+        const dimensions = [...(table.grain ? [request.resolved.grain] : []), ...table.dimensions];
         const spec = this.spec(request, request.resolved.range, this.measures(table.measures), dimensions, true);
         const bound = dimensions.join() === 'customer' && request.filters.length === 0 ? topCustomerBound(request.sort) : undefined;
         const { rows, more } = bound ? await this.topCustomers(spec, bound, request.page) : await this.engine.rows(spec, request.page);
@@ -388,7 +465,7 @@ export class ReportService {
   }
 
   private async customerGroups(request: Request): Promise<{ rows: ReportRow[]; more: boolean }> {
-    const measures = this.measures(['customers', 'orders', 'net_sales', 'average_order_value']);
+    const measures = this.measures(CUSTOMER_ROW);
     const byDimension = new Map<string, Map<string, Row>>();
     for (const dimension of new Set(CUSTOMER_GROUPS.map(([, name]) => name))) {
       const { rows } = await this.engine.rows(this.spec(request, request.resolved.range, measures, [dimension]));
@@ -434,21 +511,13 @@ export class ReportService {
   private async notSelling(request: Request): Promise<{ rows: ReportRow[]; more: boolean; totals: Values }> {
     const { storeId, today } = request.calendar;
     const { from, to } = request.resolved.range;
-    const conditions = request.filters.map((filter): RawBuilder<unknown> => {
-      const column = { product: 'id', category: 'category_id', brand: 'brand_id' }[filter.dimension];
-      if (!column || filter.op !== 'in') {
-        throw invalidField('filter', 'notAvailable', {
-          en: 'Products not selling can be filtered by product, category and brand.',
-          ar: 'يمكن تصفية المنتجات التي لا تُباع حسب المنتج والفئة والعلامة التجارية.',
-        });
-      }
-      return sql`p.${sql.ref(column)}::text = any(${filter.values}::text[])`;
-    });
+    const conditions = request.filters.map(
+      (filter) => sql`p.${sql.ref(NOT_SELLING_FILTERS[filter.dimension])}::text = any(${filter.values}::text[])`,
+    );
+    // A product never sold has no days since a sale (null), rather than days since it went on sale.
     const candidates = sql`
-      select p.id, p.name_en, p.name_ar, stock.units as stock, last.day as last_sold_on,
-             ${today}::date - coalesce(last.day, (p.created_at at time zone s.timezone)::date) as days_since_last_sale
+      select p.id, p.name_en, p.name_ar, stock.units as stock, last.day as last_sold_on, ${today}::date - last.day as days_since_last_sale
       from products p
-      join stores s on s.id = p.store_id
       cross join lateral (select coalesce(sum(v.stock), 0)::int as units from product_variants v where v.product_id = p.id) stock
       left join lateral (
         select max(r.day) as day from insights_products_daily r where r.store_id = p.store_id and r.product_id = p.id and r.units_sold > 0
@@ -459,12 +528,20 @@ export class ReportService {
           where r.store_id = p.store_id and r.product_id = p.id and r.day between ${from}::date and ${to}::date and r.units_sold > 0)
         ${conditions.length > 0 ? sql`and ${sql.join(conditions, sql` and `)}` : sql``}`;
     const sort = request.sort ?? { measure: 'days_since_last_sale', descending: true };
-    const direction = sql.raw(sort.descending ? 'desc' : 'asc');
+    // Never sold counts as the longest unsold: first when the longest come first, last otherwise.
+    const direction = sql.raw(sort.descending ? 'desc nulls first' : 'asc nulls last');
     const db = this.em.getKysely() as Kysely<unknown>;
     const [{ rows }, { rows: summary }] = await Promise.all([
-      sql<{ id: string; name_en: string; name_ar: string; stock: number; last_sold_on: string | null; days_since_last_sale: number }>`
+      sql<{
+        id: string;
+        name_en: string;
+        name_ar: string;
+        stock: number;
+        last_sold_on: string | null;
+        days_since_last_sale: number | null;
+      }>`
         select id::text, name_en, name_ar, stock, to_char(last_sold_on, 'YYYY-MM-DD') as last_sold_on, days_since_last_sale
-        from (${candidates}) c order by ${sql.ref(sort.measure)} ${direction} nulls last, name_en, id
+        from (${candidates}) c order by ${sql.ref(sort.measure)} ${direction}, name_en, id
         limit ${request.page.limit + 1} offset ${request.page.offset}`.execute(db),
       sql<{
         products: string;
@@ -477,7 +554,7 @@ export class ReportService {
         stock: row.stock,
         last_sold_on: row.last_sold_on,
         days_since_last_sale: row.days_since_last_sale,
-        labels: { product: { en: row.name_en, ar: row.name_ar } },
+        labels: { product: { en: row.name_en, ar: row.name_ar }, ...(row.last_sold_on === null ? { last_sold_on: NEVER_SOLD } : {}) },
       })),
       more: rows.length > request.page.limit,
       totals: { products_not_selling: Number(summary[0].products), stock: Number(summary[0].stock) },
@@ -488,16 +565,9 @@ export class ReportService {
   private lateWithin(request: Request): RawBuilder<unknown> {
     const { storeId, timezone } = request.calendar;
     const { from, to } = request.resolved.range;
-    const conditions = request.filters.map((filter): RawBuilder<unknown> => {
-      const column = { fulfilment_type: 'fulfilment_type', shipping_method: 'shipping_method_code' }[filter.dimension];
-      if (!column || filter.op !== 'in') {
-        throw invalidField('filter', 'notAvailable', {
-          en: 'Late orders can be filtered by fulfilment type and shipping method.',
-          ar: 'يمكن تصفية الطلبات المتأخرة حسب طريقة التسليم وطريقة الشحن.',
-        });
-      }
-      return sql`coalesce(o.${sql.ref(column)}, '') = any(${filter.values}::text[])`;
-    });
+    const conditions = request.filters.map(
+      (filter) => sql`coalesce(o.${sql.ref(LATE_ORDER_FILTERS[filter.dimension])}, '') = any(${filter.values}::text[])`,
+    );
     return sql`o.store_id = ${storeId}
       and o.promised_by >= (${from}::date)::timestamp at time zone ${timezone}
       and o.promised_by < (${addDays(to, 1)}::date)::timestamp at time zone ${timezone}
@@ -586,11 +656,11 @@ export class ReportService {
         case 'none':
           return [[], []];
         case 'split':
-          return [[...table.dimensions, ...(table.grain ? [grain] : [])], table.measures];
+          return [[...(table.grain ? [grain] : []), ...table.dimensions], table.measures];
         case 'cohorts':
           return [['cohort', 'months_since'], COHORT_MEASURES];
         case 'customer_groups':
-          return [['group'], ['customers', 'orders', 'net_sales', 'average_order_value']];
+          return [['group'], CUSTOMER_ROW];
         case 'funnel':
           return [['step'], ['step_sessions', 'step_conversion', 'overall_conversion']];
         case 'not_selling':
@@ -617,7 +687,22 @@ function dimensionColumn(name: string): ReportColumnDoc {
 
 function measureColumn(name: string): ReportColumnDoc {
   const column = measureNamed(name) ?? REPORT_COLUMNS.find((candidate) => candidate.name === name)!;
-  return { name, kind: 'measure', type: column.type, label_en: column.label.en, label_ar: column.label.ar };
+  return { name, kind: 'measure', type: column.type, label_en: column.label.en, label_ar: column.label.ar, direction: column.direction };
+}
+
+/** A filter by a dimension the report never takes: 400 on the filter, naming the report and what it can be filtered by. */
+function notFilterableBy(def: ReportDef, dimension: DimensionDef, offered: string[], field: string): ApiError {
+  const named = offered.map((name) => ({ name, label: dimensionNamed(name)!.label }));
+  return invalidField(field, 'notFilterable', {
+    en: `${def.title.en} cannot be filtered by ${dimension.label.en} (${dimension.name}). ${
+      named.length > 0
+        ? `It can be filtered by: ${named.map(({ name, label }) => `${label.en} (${name})`).join(', ')}.`
+        : 'It cannot be filtered.'
+    }`,
+    ar: `لا يمكن تصفية «${def.title.ar}» حسب ${dimension.label.ar} (${dimension.name}). ${
+      named.length > 0 ? `يمكن تصفيته حسب: ${named.map(({ name, label }) => `${label.ar} (${name})`).join('، ')}.` : 'لا يمكن تصفيته.'
+    }`,
+  });
 }
 
 /** Rows already in memory, as one batch. */
@@ -689,10 +774,4 @@ function compareValues(a: unknown, b: unknown, descending: boolean): number {
   if (a === null || a === undefined) return 1;
   if (b === null || b === undefined) return -1;
   return (descending ? -1 : 1) * ((a as number) - (b as number));
-}
-
-function monthsBetween(from: string, to: string): number {
-  const [fromYear, fromMonth] = from.split('-').map(Number);
-  const [toYear, toMonth] = to.split('-').map(Number);
-  return Math.max(0, (toYear - fromYear) * 12 + toMonth - fromMonth);
 }
