@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TRANSFORMS } from '../../src/data-hub/mappings/transforms.js';
 import { checkValue, STRUCTURES, structureNamed, type StructureField } from '../../src/data-hub/structures/structures.js';
+import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
+import { useTestApp } from '../support/harness.js';
 import { ARABIC } from '../support/problem.js';
+import { ok } from '../support/responses.js';
 
 const spec = (structure: string, name: string): StructureField => structureNamed(structure)!.fields.find((field) => field.name === name)!;
 const valueOf = (field: StructureField, raw: unknown) => {
@@ -82,5 +86,53 @@ describe('data hub structures (contract section 9)', () => {
     expect(valueOf(spec('products', 'name_ar'), ['a', 'b'])).toBe('!not_a_value');
     const refused = checkValue(sku, 'A 1');
     expect('problem' in refused && refused.problem.message_ar).toMatch(ARABIC);
+  });
+});
+
+/** A label a merchant reads: English words (not the identifier itself, unless it is a word such as SKU) and Arabic. */
+function expectLabelled(item: { name?: string; label_en?: string; label_ar?: string }, what: string) {
+  expect(item.label_en, what).toMatch(/^[A-Z\u0600-\u06FF]/);
+  expect(item.label_en, what).not.toMatch(/_/);
+  expect(item.label_ar, what).toMatch(ARABIC);
+}
+
+describe('the data hub speaks the merchant’s language (issue 25, item 10)', () => {
+  const t = useTestApp();
+  let reader: string;
+
+  beforeAll(async () => {
+    const store = await t.store();
+    reader = await staffToken(t.app, await addStaff(t.app, store.storeId, 'custom', { permissions: ['data.flows.read'] }));
+  });
+
+  it('GET /structures labels each structure and each field in English and Arabic, beside its identifier', async () => {
+    const structures = ok(await adminCall(t.app, 'GET', '/admin/data-hub/structures', reader)).items;
+    expect(structures.map((structure: { name: string }) => structure.name)).toEqual(STRUCTURES.map((structure) => structure.name));
+    for (const structure of structures) {
+      expectLabelled(structure, structure.name);
+      for (const field of structure.fields) expectLabelled(field, `${structure.name}.${field.name}`);
+    }
+    const prices = structures.find((structure: { name: string }) => structure.name === 'prices');
+    expect(prices).toMatchObject({ label_en: 'Prices', label_ar: 'الأسعار' });
+    expect(prices.fields.find((field: { name: string }) => field.name === 'compare_at_price')).toMatchObject({
+      label_en: 'Price before discount',
+      label_ar: 'السعر قبل الخصم',
+    });
+  });
+
+  it('GET /transforms labels each transform and each of its args, the args’ JSON schema left as it was', async () => {
+    const transforms = ok(await adminCall(t.app, 'GET', '/admin/data-hub/transforms', reader)).items;
+    expect(transforms.map((transform: { name: string }) => transform.name)).toEqual(TRANSFORMS.map((transform) => transform.name));
+    for (const transform of transforms) {
+      expectLabelled(transform, transform.name);
+      const properties = Object.keys(transform.args.properties ?? {});
+      expect(Object.keys(transform.argLabels).sort(), transform.name).toEqual(properties.sort());
+      for (const arg of properties) expectLabelled(transform.argLabels[arg], `${transform.name}.${arg}`);
+      // Labels live beside the schema, not in it: a strict JSON schema validator still reads it.
+      expect(JSON.stringify(transform.args), transform.name).not.toMatch(/label_/);
+    }
+    const mapValues = transforms.find((transform: { name: string }) => transform.name === 'map_values');
+    expect(mapValues).toMatchObject({ label_en: 'Replace listed values', label_ar: 'استبدال قيم محددة' });
+    expect(mapValues.argLabels.otherwise).toEqual({ label_en: 'A value not listed', label_ar: 'القيمة غير المذكورة' });
   });
 });

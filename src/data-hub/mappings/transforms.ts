@@ -65,10 +65,21 @@ export interface TransformArgsError {
   message_ar: string;
 }
 
+/** What a merchant calls an arg, in both languages. */
+export interface ArgLabel {
+  label_en: string;
+  label_ar: string;
+}
+
 export interface TransformDefinition {
   name: string;
+  /** What a merchant calls it ("Trim spaces"); `name` is the identifier a mapping names. */
+  label_en: string;
+  label_ar: string;
   /** JSON schema of the args object, as GET /transforms publishes it. */
   args: JsonSchema;
+  /** The label of each of the args' properties. */
+  argLabels: Readonly<Record<string, ArgLabel>>;
   description_en: string;
   description_ar: string;
   /** Throws TransformError for a value it cannot take. `args` has passed `checkTransformArgs`. */
@@ -138,7 +149,10 @@ function object(properties: Record<string, JsonSchema>, required: string[] = [])
 
 function defineTransform<A extends object>(definition: {
   name: string;
+  label_en: string;
+  label_ar: string;
   args: JsonSchema;
+  argLabels: Readonly<Record<string, ArgLabel>>;
   description_en: string;
   description_ar: string;
   apply(value: CellValue, args: A): CellValue;
@@ -146,6 +160,8 @@ function defineTransform<A extends object>(definition: {
 }): TransformDefinition {
   return definition;
 }
+
+const label = (en: string, ar: string): ArgLabel => ({ label_en: en, label_ar: ar });
 
 function argsError(field: string, code: string, en: string, ar: string): TransformArgsError {
   return { field: `args.${field}`, code, message_en: en, message_ar: ar };
@@ -158,7 +174,13 @@ interface TrimArgs {
 
 const trim = defineTransform<TrimArgs>({
   name: 'trim',
+  label_en: 'Trim spaces',
+  label_ar: 'إزالة المسافات الزائدة',
   args: object({ collapseSpaces: flag(true), keepLineBreaks: flag(false) }),
+  argLabels: {
+    collapseSpaces: label('Collapse inner spaces', 'دمج المسافات الداخلية'),
+    keepLineBreaks: label('Keep line breaks', 'إبقاء فواصل الأسطر'),
+  },
   description_en:
     'Removes spaces at the start and the end, including no-break and other Unicode spaces, zero-width characters and the invisible direction marks (LRM, RLM, ALM) that Arabic spreadsheets often carry. Inside the text, each run of spaces, tabs and line breaks becomes one space (collapseSpaces, default true); with keepLineBreaks: true, line breaks are kept (as a single line feed, at most one blank line in a row) and only the spaces within each line are collapsed. Text left empty becomes no value (null). Numbers and true/false are unchanged; in a list, each item is trimmed.',
   description_ar:
@@ -174,7 +196,10 @@ const trim = defineTransform<TrimArgs>({
 
 const lowercase = defineTransform<object>({
   name: 'lowercase',
+  label_en: 'Lower case',
+  label_ar: 'أحرف صغيرة',
   args: NONE,
+  argLabels: {},
   description_en:
     'Converts letters to lower case by the Unicode rules, the same on every server whatever its language (no Turkish dotless i surprises). Arabic letters have no case and are unchanged. Empty cells, numbers and true/false are unchanged; in a list, each item is converted.',
   description_ar:
@@ -184,7 +209,10 @@ const lowercase = defineTransform<object>({
 
 const uppercase = defineTransform<object>({
   name: 'uppercase',
+  label_en: 'Upper case',
+  label_ar: 'أحرف كبيرة',
   args: NONE,
+  argLabels: {},
   description_en:
     'Converts letters to upper case by the Unicode rules, the same on every server whatever its language (ß becomes SS). Arabic letters have no case and are unchanged. Empty cells, numbers and true/false are unchanged; in a list, each item is converted.',
   description_ar:
@@ -194,6 +222,8 @@ const uppercase = defineTransform<object>({
 
 const normalize_arabic = defineTransform<Partial<ArabicNormalization>>({
   name: 'normalize_arabic',
+  label_en: 'Normalise Arabic spelling',
+  label_ar: 'توحيد كتابة العربية',
   args: object({
     alef: flag(true),
     yeh: flag(true),
@@ -203,6 +233,15 @@ const normalize_arabic = defineTransform<Partial<ArabicNormalization>>({
     removeTatweel: flag(true),
     digits: { enum: ['latin', 'keep'], default: 'latin' },
   }),
+  argLabels: {
+    alef: label('Alef forms as ا', 'أشكال الألف ألفًا (ا)'),
+    yeh: label('ى and ی as ي', 'ى وی ياءً (ي)'),
+    kaf: label('ک as ك', 'ک كافًا (ك)'),
+    tehMarbuta: label('ة as ه', 'ة هاءً (ه)'),
+    removeDiacritics: label('Remove diacritics', 'حذف الحركات'),
+    removeTatweel: label('Remove tatweel (ـ)', 'حذف التطويل (ـ)'),
+    digits: label('Digits', 'الأرقام'),
+  },
   description_en:
     'Writes Arabic text one way, for matching and search: أ إ آ ٱ become ا (alef); ى and the Persian ی become ي (yeh); the Persian ک becomes ك (kaf); harakat, the superscript alef and Quranic marks (U+064B–U+065F, U+0670, U+06D6–U+06ED) are removed (removeDiacritics) and so is the tatweel ـ (removeTatweel); Arabic-Indic and Persian digits become 0–9 and ٫ ٬ become . and , (digits: "latin"; "keep" leaves them). ة becomes ه only with tehMarbuta: true (off by default: it changes the spelling). Each step is on by default and can be turned off. First, Arabic presentation forms (U+FB50–U+FDFF, U+FE70–U+FEFC), the joined letter shapes that text copied from PDFs or old systems carries, become the ordinary letters (Unicode NFKC on those characters only, so that other text such as ² or ﬁ stays as written). Other text, empty cells and numbers are unchanged; in a list, each item is normalised.',
   description_ar:
@@ -216,7 +255,10 @@ interface DefaultArgs {
 
 const default_ = defineTransform<DefaultArgs>({
   name: 'default',
+  label_en: 'Value for empty cells',
+  label_ar: 'قيمة للخلايا الفارغة',
   args: object({ value: { type: ['string', 'number', 'boolean'], maxLength: 10_000 } }, ['value']),
+  argLabels: { value: label('Value', 'القيمة') },
   description_en:
     'Gives an empty cell (no value, empty text, text of spaces only, or a list whose items are all empty) the value of value: text, a number or true/false. Any other cell is unchanged.',
   description_ar:
@@ -266,6 +308,8 @@ function clashingKeys(args: MapValuesArgs): TransformArgsError[] {
 
 const map_values = defineTransform<MapValuesArgs>({
   name: 'map_values',
+  label_en: 'Replace listed values',
+  label_ar: 'استبدال قيم محددة',
   args: object(
     {
       map: {
@@ -279,6 +323,11 @@ const map_values = defineTransform<MapValuesArgs>({
     },
     ['map'],
   ),
+  argLabels: {
+    map: label('Values and what they become', 'القيم وما تصبح عليه'),
+    caseSensitive: label('Match letter case', 'مراعاة حالة الأحرف'),
+    otherwise: label('A value not listed', 'القيمة غير المذكورة'),
+  },
   description_en:
     'Replaces a value by the one map gives for it, e.g. { "Yes": true, "نعم": true, "No": false, "لا": false }. The cell is compared as text with the spaces at its ends ignored (the number 1 matches the key "1"), and ignoring the case of letters unless caseSensitive is true. A value the map does not list is kept as it is (otherwise: "keep", the default), becomes no value ("empty"), or rejects the row ("reject"). An empty cell takes the value of the key "" when map has one, and stays empty otherwise. In a list, each item is mapped.',
   description_ar:
@@ -306,7 +355,10 @@ interface ConcatArgs {
 
 const concat = defineTransform<ConcatArgs>({
   name: 'concat',
+  label_en: 'Join into one text',
+  label_ar: 'ضم في نص واحد',
   args: object({ separator: { type: 'string', maxLength: 100, default: ' ' }, skipEmpty: flag(true) }),
+  argLabels: { separator: label('Separator', 'الفاصل'), skipEmpty: label('Leave out empty values', 'إهمال القيم الفارغة') },
   description_en:
     'Joins the values of a field mapped from several sources (a list) into one text, with separator between them (default one space). Empty items are left out (skipEmpty, default true), so no separator is doubled; with skipEmpty: false they are joined as empty text. Numbers are written in plain decimal form and true/false as "true"/"false". When every item is empty the result is no value (null). A single value (not a list) is unchanged.',
   description_ar:
@@ -331,6 +383,8 @@ const splitter = perArgs((args: SplitArgs) => new RegExp([args.separator].flat()
 
 const split = defineTransform<SplitArgs>({
   name: 'split',
+  label_en: 'Split into a list',
+  label_ar: 'تقسيم إلى قائمة',
   args: object(
     {
       separator: {
@@ -346,6 +400,11 @@ const split = defineTransform<SplitArgs>({
     },
     ['separator'],
   ),
+  argLabels: {
+    separator: label('Separators (one per line)', 'الفواصل (فاصل في كل سطر)'),
+    trim: label('Trim each item', 'إزالة المسافات من طرفي كل عنصر'),
+    removeEmpty: label('Drop empty items', 'حذف العناصر الفارغة'),
+  },
   description_en:
     'Splits text into a list at separator, e.g. "," for "red, green,blue". separator may also be a list, any of whose texts splits, e.g. [",", "،"] to accept the Arabic comma too. By default each item is trimmed (trim) and empty items are dropped (removeEmpty). An empty cell stays as it is; a number is split as its text; the items of a list are each split and the results make one list.',
   description_ar:
@@ -679,6 +738,8 @@ function resultTooLong(): TransformError {
 
 const regex_replace = defineTransform<RegexReplaceArgs>({
   name: 'regex_replace',
+  label_en: 'Find and replace (pattern)',
+  label_ar: 'بحث واستبدال (نمط)',
   args: object(
     {
       pattern: { type: 'string', minLength: 1, maxLength: PATTERN_MAX_LENGTH },
@@ -687,6 +748,11 @@ const regex_replace = defineTransform<RegexReplaceArgs>({
     },
     ['pattern', 'replacement'],
   ),
+  argLabels: {
+    pattern: label('Pattern (RE2)', 'النمط (RE2)'),
+    replacement: label('Replace with', 'الاستبدال بـ'),
+    flags: label('Flags', 'الخيارات (flags)'),
+  },
   description_en:
     'Replaces what the regular expression pattern matches with replacement ("" deletes it), in which $1, $2… and $<name> insert a captured group, $& the whole match and $$ a "$". Patterns run on RE2, in time proportional to the text whatever the pattern, so the syntax is RE2’s, which reads most JavaScript patterns alike but has no lookaround ((?=…), (?!…), (?<=…), (?<!…)) and no backreferences (\\1, \\k<name>), and ends a line only at a line feed for . and, with m, for ^ and $. Unicode classes are \\p{L}, \\p{Lu}, \\p{Nd} or their long names (\\p{Letter}), scripts \\p{Arabic} or \\p{Script=Arabic}; \\s is any white space, Unicode spaces included; groups may be named (?<name>…). flags may hold g (every match; the default when flags is not given), i (ignore case), m (^ and $ at each line) and s (. also matches line breaks). Refused when the mapping is saved: a pattern that does not compile, is longer than 200 characters, or is larger than 1,000 steps once its counted repetitions are written out ([a-z]{0,100} alone takes 200). Matching takes time in proportion to the value’s length times the pattern’s size, so a value may have at most 250,000 ÷ that size characters (62,500 for \\s+), searching on past its first match may take at most 50 ms of processor time, and the result may have at most 1,000,000 characters; otherwise the value is rejected (value_too_long_for_pattern, pattern_too_slow, result_too_long). Empty cells are unchanged; a number or true/false is matched as its text and gives text; in a list, each item is replaced.',
   description_ar:
@@ -737,7 +803,10 @@ interface ToIntegerArgs {
 
 const to_integer = defineTransform<ToIntegerArgs>({
   name: 'to_integer',
+  label_en: 'Whole number',
+  label_ar: 'عدد صحيح',
   args: object({ thousandsSeparator: { ...THOUSANDS, default: ',' } }),
+  argLabels: { thousandsSeparator: label('Thousands separator', 'فاصل الآلاف') },
   description_en:
     'Reads a whole number, such as a stock level. Accepts Latin, Arabic-Indic (٠–٩) and Persian (۰–۹) digits, a leading + or -, thousands in groups of three separated by thousandsSeparator (default ",", as in 1,234; or ".", " ", "\'", or "" for none) or by the Arabic ٬, and a decimal part of zeros only (12.00; the decimal mark is "." or the Arabic ٫, or "," when thousandsSeparator is "."). Refuses other text (not_a_number), a fraction such as 12.5 (not_an_integer: use to_decimal_minor for amounts) and numbers beyond -2,147,483,648…2,147,483,647 (out_of_range). A number cell must be whole. An empty cell becomes no value (null); in a list, each item is read.',
   description_ar:
@@ -756,11 +825,18 @@ const thousandsSeparatorOf = (args: ToDecimalMinorArgs) => args.thousandsSeparat
 
 const to_decimal_minor = defineTransform<ToDecimalMinorArgs>({
   name: 'to_decimal_minor',
+  label_en: 'Amount in minor units',
+  label_ar: 'مبلغ بالوحدات الصغرى',
   args: object({
     decimals: { type: 'integer', minimum: 0, maximum: 4, default: DEFAULT_DECIMALS },
     decimalSeparator: { enum: ['.', ','], default: '.' },
     thousandsSeparator: THOUSANDS,
   }),
+  argLabels: {
+    decimals: label('Decimal places of the currency', 'المنازل العشرية للعملة'),
+    decimalSeparator: label('Decimal mark', 'الفاصل العشري'),
+    thousandsSeparator: label('Thousands separator', 'فاصل الآلاف'),
+  },
   description_en:
     'Reads an amount and gives it in minor units (halalas, fils, cents) as a whole number, exactly, with no floating point: 19.99 → 1999, 1,234.5 → 123450, ٣٫٥ → 350. decimals is the number of minor digits of the currency (default 2; 3 for KWD, BHD, OMR and JOD; 0 for JPY). The decimal mark is decimalSeparator (default ".") or the Arabic ٫; thousands, in groups of three, are separated by thousandsSeparator (default ",", or "." when decimalSeparator is ",") or by the Arabic ٬. A currency symbol, ISO code or Arabic abbreviation before or after the number is ignored (SAR, USD, SR, ر.س, د.إ, ريال, ﷼, $, €), and Arabic-Indic digits and a leading + or - are read. More decimal places than decimals are refused (too_many_decimals), never rounded; extra zeros (19.990) are fine. A number cell from JSON or XLSX is read in its shortest exact decimal form, so 19.99 gives 1999 while 0.30000000000000004 (what 0.1 + 0.2 computes to) is refused. Results beyond ±2,147,483,647 minor units (±21,474,836.47 with 2 decimals) are refused (out_of_range), and other text too (not_a_number). An empty cell becomes no value (null); in a list, each item is read.',
   description_ar:
@@ -850,6 +926,8 @@ function dateArgsProblems(args: ParseDateArgs): TransformArgsError[] {
 
 const parse_date = defineTransform<ParseDateArgs>({
   name: 'parse_date',
+  label_en: 'Date',
+  label_ar: 'تاريخ',
   args: object(
     {
       formats: { type: 'array', minItems: 1, maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 64 } },
@@ -859,6 +937,12 @@ const parse_date = defineTransform<ParseDateArgs>({
     },
     ['formats'],
   ),
+  argLabels: {
+    formats: label('Formats (one per line)', 'الصيغ (صيغة في كل سطر)'),
+    timezone: label('Time zone', 'المنطقة الزمنية'),
+    output: label('Result', 'النتيجة'),
+    numbers: label('Number cells are', 'الخلايا الرقمية'),
+  },
   description_en:
     'Reads a date by trying formats in order; the first that reads the value wins, so when a value fits two (03/04/2024) put the one your file uses first. Formats use Luxon tokens: yyyy year, yy two-digit year, MM two-digit month, M month in one or two digits, MMM or MMMM month name (English or Arabic), dd two-digit day, d day in one or two digits, HH/H hours, hh/h hours with a (AM/PM), mm minutes, ss seconds, SSS milliseconds, ZZ offset; text in single quotes is literal. Examples: "dd/MM/yyyy", "d.M.yyyy", "yyyy-MM-dd\'T\'HH:mm:ss". The format "ISO" reads any ISO 8601 date or date-time. Arabic-Indic digits are read. A number cell is an Excel date serial (1900 date system; the fraction is the time of day), or seconds or milliseconds since 1970 with numbers: "unix_seconds" or "unix_milliseconds". Times without an offset are in timezone (an IANA name, default Asia/Riyadh). Gives the date as yyyy-MM-dd (output: "date", the default) or the moment as an ISO 8601 UTC date-time (output: "datetime"). Dates that do not exist, such as 31/02/2024, are refused (invalid_date), as are values no format reads (not_a_date) and years outside 1000–9999 (out_of_range). An empty cell becomes no value (null); in a list, each item is read.',
   description_ar:
@@ -917,10 +1001,16 @@ function slugOf(text: string, args: SlugifyArgs): string {
 
 const slugify = defineTransform<SlugifyArgs>({
   name: 'slugify',
+  label_en: 'Make a slug',
+  label_ar: 'إنشاء معرّف نصي (slug)',
   args: object({
     maxLength: { type: 'integer', minimum: 1, maximum: SLUG_MAX_LENGTH, default: SLUG_MAX_LENGTH },
     ascii: flag(false),
   }),
+  argLabels: {
+    maxLength: label('Longest slug (characters)', 'أطول معرّف (محارف)'),
+    ascii: label('Latin letters and digits only', 'حروف لاتينية وأرقام فقط'),
+  },
   description_en:
     'Makes the slug of a web address from text such as a product name: lower case, accents removed (é → e, ß → ss), apostrophes dropped (men’s → mens), Arabic-Indic digits as 0–9, every run of spaces and punctuation as one "-", no "-" at either end, at most maxLength characters (default 200, the store’s limit), cut after a whole word where possible. Arabic and other letters are kept, Arabic normalised as normalize_arabic does, since the store’s slugs may be in any script ("عطر-العود-الفاخر"); with ascii: true only a–z and 0–9 are kept. A value with no letter or digit is refused (empty_slug). Empty cells stay as they are; a number is made a slug as its text; in a list, each item is made a slug.',
   description_ar:

@@ -7,6 +7,9 @@ import {
   dropImportTables,
   IMPORT_OUTCOME,
   IMPORT_STAGING,
+  stagedValues,
+  type RecordImport,
+  type StagedRow,
   type StagedType,
 } from '../../infra/database/record-import.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';
@@ -19,7 +22,7 @@ import type { FieldValue } from '../structures/structures.js';
 import { FileRowsError, isRowProblem, readRows, type FileRows } from './file-rows.js';
 import { RowMapper } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
-import { RunRowsWriter, type RunRowInput } from './run-rows.js';
+import { RunRowsWriter } from './run-rows.js';
 import { RECORD_IMPORTS } from './record-imports.js';
 import { RunsDatabase } from './runs-database.js';
 
@@ -210,11 +213,11 @@ export class ImportRunner {
       }
       await staged.flush();
       await source.finishReading(whole);
-      await this.rejectDuplicates(client, counts, lists, words);
+      await this.rejectDuplicates(client, counts, lists, words, importer, request.structure.key);
       const plan = await importer.plan(client, request.storeId, replace);
       for (const rejection of plan.rejected) {
         counts.rejected++;
-        await lists.add('rejected', rejection as unknown as RunRowInput);
+        await lists.add('rejected', rejection);
       }
       counts.created = plan.created;
       counts.changed = plan.changed;
@@ -251,17 +254,25 @@ export class ImportRunner {
   }
 
   /** A key the rows hold twice: its first row counts, each later one is rejected naming the first. */
-  private async rejectDuplicates(client: PoolClient, counts: RunCounts, lists: RunRowsWriter, words: SourceWords): Promise<void> {
-    const { rows } = await client.query<{ line: number; key: string; first: number }>(
-      `delete from ${IMPORT_STAGING} s using (select line, min(line) over (partition by key) as first from ${IMPORT_STAGING}) d
-       where s.line = d.line and d.line <> d.first returning s.line, s.key, d.first`,
+  private async rejectDuplicates(
+    client: PoolClient,
+    counts: RunCounts,
+    lists: RunRowsWriter,
+    words: SourceWords,
+    importer: RecordImport,
+    keyField: string,
+  ): Promise<void> {
+    const { rows } = await client.query<StagedRow & { first_line: number }>(
+      `delete from ${IMPORT_STAGING} s using (select line, min(line) over (partition by key) as first_line from ${IMPORT_STAGING}) d
+       where s.line = d.line and d.line <> d.first_line returning s.*, d.first_line`,
     );
-    for (const row of rows.sort((a, b) => a.line - b.line)) {
+    for (const { first_line: firstLine, ...row } of rows.sort((a, b) => a.line - b.line)) {
       counts.rejected++;
-      const message = words.duplicate(row.key, row.first);
+      const message = words.duplicate(row.key, firstLine);
       await lists.add('rejected', {
         line: row.line,
         key: row.key,
+        values: stagedValues(row, keyField, importer.fileColumns),
         errors: [{ field: null, code: 'duplicate_key', message_en: message.en, message_ar: message.ar }],
       });
     }

@@ -11,6 +11,9 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 
 export interface StructureField {
   name: string;
+  /** What a merchant calls it ("Price before discount"); `name` is the identifier a mapping names. */
+  label_en: string;
+  label_ar: string;
   type: FieldType;
   required: boolean;
   /** For `text`: the column's length. */
@@ -26,6 +29,8 @@ export type Direction = (typeof DIRECTIONS)[number];
 
 export interface Structure {
   name: string;
+  label_en: string;
+  label_ar: string;
   directions: readonly Direction[];
   /** The natural key: a record of the file is matched to the store's record by it. */
   key: string;
@@ -34,35 +39,68 @@ export interface Structure {
   deactivation: Bilingual | null;
 }
 
+/** A field: its identifier, its label ([English, Arabic]), type, whether required, and its description. */
 const field = (
   name: string,
+  [labelEn, labelAr]: [string, string],
   type: FieldType,
   required: boolean,
   en: string,
   ar: string,
   extra: Partial<Pick<StructureField, 'maxLength' | 'values'>> = {},
-): StructureField => ({ name, type, required, ...extra, description_en: en, description_ar: ar });
+): StructureField => ({ name, label_en: labelEn, label_ar: labelAr, type, required, ...extra, description_en: en, description_ar: ar });
 
 /** The bilingual name and description every catalogue record has; names up to `nameLength` characters. */
 const names = (nameLength: number) => [
-  field('name_en', 'text', true, 'Name in English.', 'الاسم بالإنجليزية.', { maxLength: nameLength }),
-  field('name_ar', 'text', true, 'Name in Arabic.', 'الاسم بالعربية.', { maxLength: nameLength }),
-  field('description_en', 'text', false, 'Description in English.', 'الوصف بالإنجليزية.', { maxLength: 20_000 }),
-  field('description_ar', 'text', false, 'Description in Arabic.', 'الوصف بالعربية.', { maxLength: 20_000 }),
+  field('name_en', ['Name (English)', 'الاسم بالإنجليزية'], 'text', true, 'Name in English.', 'الاسم بالإنجليزية.', {
+    maxLength: nameLength,
+  }),
+  field('name_ar', ['Name (Arabic)', 'الاسم بالعربية'], 'text', true, 'Name in Arabic.', 'الاسم بالعربية.', { maxLength: nameLength }),
+  field('description_en', ['Description (English)', 'الوصف بالإنجليزية'], 'text', false, 'Description in English.', 'الوصف بالإنجليزية.', {
+    maxLength: 20_000,
+  }),
+  field('description_ar', ['Description (Arabic)', 'الوصف بالعربية'], 'text', false, 'Description in Arabic.', 'الوصف بالعربية.', {
+    maxLength: 20_000,
+  }),
 ];
+
+const SKU_LABEL: [string, string] = ['SKU', 'رمز الصنف (SKU)'];
+const STOCK_LABEL: [string, string] = ['Stock', 'المخزون'];
+const POSITION_LABEL: [string, string] = ['Position', 'الترتيب'];
+const SLUG_LABEL: [string, string] = ['Slug (address)', 'المعرّف النصي (slug)'];
+/** A variant's price and the price before a discount, as variants and prices carry them. */
+const PRICE = field('price', ['Price', 'السعر'], 'money', true, 'Price in minor units (halalas).', 'السعر بالوحدات الصغرى (هللات).');
+const COMPARE_AT_PRICE = field(
+  'compare_at_price',
+  ['Price before discount', 'السعر قبل الخصم'],
+  'money',
+  false,
+  'Price before a discount, in minor units.',
+  'السعر قبل الخصم بالوحدات الصغرى.',
+);
 
 export const STRUCTURES: readonly Structure[] = [
   {
     name: 'products',
+    label_en: 'Products',
+    label_ar: 'المنتجات',
     directions: DIRECTIONS,
     key: 'slug',
     fields: [
-      field('slug', 'slug', true, 'The product’s address in the store, unique: its key.', 'عنوان المنتج في المتجر، فريد: مفتاحه.'),
+      field(
+        'slug',
+        SLUG_LABEL,
+        'slug',
+        true,
+        'The product’s address in the store, unique: its key.',
+        'عنوان المنتج في المتجر، فريد: مفتاحه.',
+      ),
       ...names(300),
-      field('category', 'slug', false, 'The slug of its category.', 'المعرّف النصي لفئته.'),
-      field('brand', 'slug', false, 'The slug of its brand.', 'المعرّف النصي لعلامته التجارية.'),
+      field('category', ['Category', 'الفئة'], 'slug', false, 'The slug of its category.', 'المعرّف النصي لفئته.'),
+      field('brand', ['Brand', 'العلامة التجارية'], 'slug', false, 'The slug of its brand.', 'المعرّف النصي لعلامته التجارية.'),
       field(
         'status',
+        ['Status', 'الحالة'],
         'status',
         false,
         'active, draft or archived (new products: active).',
@@ -76,103 +114,131 @@ export const STRUCTURES: readonly Structure[] = [
   },
   {
     name: 'variants',
+    label_en: 'Variants (SKU, price and stock)',
+    label_ar: 'الأصناف (الرمز والسعر والمخزون)',
     directions: DIRECTIONS,
     key: 'sku',
     fields: [
-      field('sku', 'sku', true, 'Stock keeping unit, unique in the store: the key.', 'رمز الصنف، فريد في المتجر: المفتاح.'),
-      field('product', 'slug', true, 'The slug of the product it belongs to.', 'المعرّف النصي للمنتج الذي يتبعه.'),
-      field('price', 'money', true, 'Price in minor units (halalas).', 'السعر بالوحدات الصغرى (هللات).'),
-      field('compare_at_price', 'money', false, 'Price before a discount, in minor units.', 'السعر قبل الخصم بالوحدات الصغرى.'),
-      field('stock', 'integer', false, 'Units in stock (0 or more).', 'الكمية المتوفرة (0 أو أكثر).'),
-      field('position', 'integer', false, 'Order among the product’s variants.', 'الترتيب بين أصناف المنتج.'),
+      field('sku', SKU_LABEL, 'sku', true, 'Stock keeping unit, unique in the store: the key.', 'رمز الصنف، فريد في المتجر: المفتاح.'),
+      field('product', ['Product', 'المنتج'], 'slug', true, 'The slug of the product it belongs to.', 'المعرّف النصي للمنتج الذي يتبعه.'),
+      PRICE,
+      COMPARE_AT_PRICE,
+      field('stock', STOCK_LABEL, 'integer', false, 'Units in stock (0 or more).', 'الكمية المتوفرة (0 أو أكثر).'),
+      field('position', POSITION_LABEL, 'integer', false, 'Order among the product’s variants.', 'الترتيب بين أصناف المنتج.'),
     ],
     deactivation: { en: 'A variant the file no longer holds gets a stock of 0.', ar: 'يصبح مخزون الصنف الذي لم يعد في الملف 0.' },
   },
   {
     name: 'stock',
+    label_en: 'Stock levels',
+    label_ar: 'مستويات المخزون',
     directions: DIRECTIONS,
     key: 'sku',
     fields: [
-      field('sku', 'sku', true, 'The variant’s SKU: the key.', 'رمز الصنف: المفتاح.'),
-      field('stock', 'integer', true, 'Units in stock (0 or more).', 'الكمية المتوفرة (0 أو أكثر).'),
+      field('sku', SKU_LABEL, 'sku', true, 'The variant’s SKU: the key.', 'رمز الصنف: المفتاح.'),
+      field('stock', STOCK_LABEL, 'integer', true, 'Units in stock (0 or more).', 'الكمية المتوفرة (0 أو أكثر).'),
     ],
     deactivation: { en: 'A SKU the file no longer holds gets a stock of 0.', ar: 'يصبح مخزون الرمز الذي لم يعد في الملف 0.' },
   },
   {
     name: 'prices',
+    label_en: 'Prices',
+    label_ar: 'الأسعار',
     directions: DIRECTIONS,
     key: 'sku',
-    fields: [
-      field('sku', 'sku', true, 'The variant’s SKU: the key.', 'رمز الصنف: المفتاح.'),
-      field('price', 'money', true, 'Price in minor units (halalas).', 'السعر بالوحدات الصغرى (هللات).'),
-      field('compare_at_price', 'money', false, 'Price before a discount, in minor units.', 'السعر قبل الخصم بالوحدات الصغرى.'),
-    ],
+    fields: [field('sku', SKU_LABEL, 'sku', true, 'The variant’s SKU: the key.', 'رمز الصنف: المفتاح.'), PRICE, COMPARE_AT_PRICE],
     deactivation: null,
   },
   {
     name: 'categories',
+    label_en: 'Categories',
+    label_ar: 'الفئات',
     directions: DIRECTIONS,
     key: 'slug',
     fields: [
-      field('slug', 'slug', true, 'The category’s address in the store: the key.', 'عنوان الفئة في المتجر: المفتاح.'),
+      field('slug', SLUG_LABEL, 'slug', true, 'The category’s address in the store: the key.', 'عنوان الفئة في المتجر: المفتاح.'),
       ...names(200),
-      field('parent', 'slug', false, 'The slug of its parent category.', 'المعرّف النصي للفئة الأم.'),
-      field('position', 'integer', false, 'Order among its siblings.', 'الترتيب بين الفئات الشقيقة.'),
+      field('parent', ['Parent category', 'الفئة الأم'], 'slug', false, 'The slug of its parent category.', 'المعرّف النصي للفئة الأم.'),
+      field('position', POSITION_LABEL, 'integer', false, 'Order among its siblings.', 'الترتيب بين الفئات الشقيقة.'),
     ],
     deactivation: null,
   },
   {
     name: 'brands',
+    label_en: 'Brands',
+    label_ar: 'العلامات التجارية',
     directions: DIRECTIONS,
     key: 'slug',
     fields: [
-      field('slug', 'slug', true, 'The brand’s address in the store: the key.', 'عنوان العلامة التجارية في المتجر: المفتاح.'),
+      field('slug', SLUG_LABEL, 'slug', true, 'The brand’s address in the store: the key.', 'عنوان العلامة التجارية في المتجر: المفتاح.'),
       ...names(200),
     ],
     deactivation: null,
   },
   {
     name: 'customers',
+    label_en: 'Customers',
+    label_ar: 'العملاء',
     directions: DIRECTIONS,
     key: 'email',
     fields: [
       field(
         'email',
+        ['Email', 'البريد الإلكتروني'],
         'email',
         true,
         'Email address, the customer’s identity in the store: the key.',
         'البريد الإلكتروني، هوية العميل في المتجر: المفتاح.',
       ),
-      field('first_name', 'text', false, 'First name.', 'الاسم الأول.', { maxLength: 100 }),
-      field('last_name', 'text', false, 'Last name.', 'اسم العائلة.', { maxLength: 100 }),
-      field('phone', 'text', false, 'Phone number in international form (+966…).', 'رقم الهاتف بالصيغة الدولية (+966…).', {
-        maxLength: 32,
-      }),
-      field('locale', 'locale', false, 'Language of messages: ar or en.', 'لغة الرسائل: ar أو en.'),
-      field('marketing_opt_in', 'boolean', false, 'Agreed to marketing messages.', 'وافق على الرسائل التسويقية.'),
+      field('first_name', ['First name', 'الاسم الأول'], 'text', false, 'First name.', 'الاسم الأول.', { maxLength: 100 }),
+      field('last_name', ['Last name', 'اسم العائلة'], 'text', false, 'Last name.', 'اسم العائلة.', { maxLength: 100 }),
+      field(
+        'phone',
+        ['Phone', 'الهاتف'],
+        'text',
+        false,
+        'Phone number in international form (+966…).',
+        'رقم الهاتف بالصيغة الدولية (+966…).',
+        {
+          maxLength: 32,
+        },
+      ),
+      field('locale', ['Language', 'اللغة'], 'locale', false, 'Language of messages: ar or en.', 'لغة الرسائل: ar أو en.'),
+      field(
+        'marketing_opt_in',
+        ['Accepts marketing', 'يقبل الرسائل التسويقية'],
+        'boolean',
+        false,
+        'Agreed to marketing messages.',
+        'وافق على الرسائل التسويقية.',
+      ),
     ],
     deactivation: null,
   },
   {
     name: 'orders',
+    label_en: 'Orders',
+    label_ar: 'الطلبات',
     directions: ['export'],
     key: 'number',
     fields: [
-      field('number', 'integer', true, 'Order number: the key.', 'رقم الطلب: المفتاح.'),
-      field('placed_at', 'datetime', true, 'When it was placed (UTC).', 'وقت تقديمه (بالتوقيت العالمي).'),
-      field('email', 'email', true, 'The customer’s email.', 'بريد العميل.'),
-      field('status', 'status', true, 'open, completed or cancelled.', 'open أو completed أو cancelled.', {
+      field('number', ['Order number', 'رقم الطلب'], 'integer', true, 'Order number: the key.', 'رقم الطلب: المفتاح.'),
+      field('placed_at', ['Placed at', 'وقت الطلب'], 'datetime', true, 'When it was placed (UTC).', 'وقت تقديمه (بالتوقيت العالمي).'),
+      field('email', ['Customer email', 'بريد العميل'], 'email', true, 'The customer’s email.', 'بريد العميل.'),
+      field('status', ['Status', 'الحالة'], 'status', true, 'open, completed or cancelled.', 'open أو completed أو cancelled.', {
         values: ['open', 'completed', 'cancelled'],
       }),
-      field('payment_status', 'text', true, 'Payment status.', 'حالة الدفع.', { maxLength: 40 }),
-      field('fulfilment_status', 'text', true, 'Fulfilment status.', 'حالة التنفيذ.', { maxLength: 40 }),
-      field('currency', 'text', true, 'Currency (ISO 4217).', 'العملة (ISO 4217).', { maxLength: 3 }),
-      field('item_count', 'integer', true, 'Units ordered.', 'عدد الوحدات المطلوبة.'),
-      field('subtotal', 'money', true, 'Lines’ total, minor units.', 'إجمالي البنود بالوحدات الصغرى.'),
-      field('shipping_total', 'money', true, 'Shipping, minor units.', 'الشحن بالوحدات الصغرى.'),
-      field('tax_total', 'money', true, 'Tax, minor units.', 'الضريبة بالوحدات الصغرى.'),
-      field('total', 'money', true, 'Order total, minor units.', 'إجمالي الطلب بالوحدات الصغرى.'),
-      field('refunded_total', 'money', true, 'Refunded so far, minor units.', 'المسترد حتى الآن بالوحدات الصغرى.'),
+      field('payment_status', ['Payment status', 'حالة الدفع'], 'text', true, 'Payment status.', 'حالة الدفع.', { maxLength: 40 }),
+      field('fulfilment_status', ['Fulfilment status', 'حالة التنفيذ'], 'text', true, 'Fulfilment status.', 'حالة التنفيذ.', {
+        maxLength: 40,
+      }),
+      field('currency', ['Currency', 'العملة'], 'text', true, 'Currency (ISO 4217).', 'العملة (ISO 4217).', { maxLength: 3 }),
+      field('item_count', ['Units', 'عدد الوحدات'], 'integer', true, 'Units ordered.', 'عدد الوحدات المطلوبة.'),
+      field('subtotal', ['Subtotal', 'المجموع الفرعي'], 'money', true, 'Lines’ total, minor units.', 'إجمالي البنود بالوحدات الصغرى.'),
+      field('shipping_total', ['Shipping', 'الشحن'], 'money', true, 'Shipping, minor units.', 'الشحن بالوحدات الصغرى.'),
+      field('tax_total', ['Tax', 'الضريبة'], 'money', true, 'Tax, minor units.', 'الضريبة بالوحدات الصغرى.'),
+      field('total', ['Total', 'الإجمالي'], 'money', true, 'Order total, minor units.', 'إجمالي الطلب بالوحدات الصغرى.'),
+      field('refunded_total', ['Refunded', 'المسترد'], 'money', true, 'Refunded so far, minor units.', 'المسترد حتى الآن بالوحدات الصغرى.'),
     ],
     deactivation: null,
   },

@@ -14,7 +14,28 @@ export type StagedType = 'text' | 'int' | 'boolean' | 'uuid';
 export interface RowRejection {
   line: number;
   key: string;
+  /** The row's values as staged, by the structure's field names: what a run's rejected rows show of it. */
+  values: Record<string, unknown>;
   errors: { field: string; code: string; message_en: string; message_ar: string }[];
+}
+
+/** A row of the staging table, as `returning s.*` gives it. */
+export type StagedRow = { line: number; key: string } & Record<string, unknown>;
+
+/** A staged row the store cannot take (removed from the staging table), and why. */
+export interface StagedRejection {
+  row: StagedRow;
+  errors: RowRejection['errors'];
+}
+
+/**
+ * A staged row's values by the structure's field names: its key and each file column it filled (the ids
+ * resolved since are the store's, not the file's; an empty cell, null, was not given).
+ */
+export function stagedValues(row: StagedRow, keyField: string, fileColumns: Readonly<Record<string, StagedType>>): Record<string, unknown> {
+  const values: Record<string, unknown> = { [keyField]: row.key };
+  for (const column of Object.keys(fileColumns)) if (row[column] !== null && row[column] !== undefined) values[column] = row[column];
+  return values;
 }
 
 export interface ImportPlan {
@@ -67,7 +88,7 @@ export interface Reference {
 }
 
 /** Resolves each reference and removes the rows naming a record the store does not have (every such field of a row is listed). */
-export async function resolveReferences(client: PoolClient, storeId: string, references: readonly Reference[]): Promise<RowRejection[]> {
+export async function resolveReferences(client: PoolClient, storeId: string, references: readonly Reference[]): Promise<StagedRejection[]> {
   for (const reference of references) {
     await client.query(
       `update ${IMPORT_STAGING} s set ${reference.into} = r.id from ${reference.table} r
@@ -77,14 +98,11 @@ export async function resolveReferences(client: PoolClient, storeId: string, ref
   }
   if (references.length === 0) return [];
   const unresolved = references.map((reference) => `(s.${reference.field} is not null and s.${reference.into} is null)`).join(' or ');
-  const { rows } = await client.query<{ line: number; key: string } & Record<string, string | null>>(
-    `delete from ${IMPORT_STAGING} s where ${unresolved} returning s.*`,
-  );
+  const { rows } = await client.query<StagedRow>(`delete from ${IMPORT_STAGING} s where ${unresolved} returning s.*`);
   return rows
     .sort((a, b) => a.line - b.line)
     .map((row) => ({
-      line: row.line,
-      key: row.key,
+      row,
       errors: references
         .filter((reference) => row[reference.field] !== null && row[reference.into] === null)
         .map((reference) => ({
@@ -126,7 +144,7 @@ export class KeyedImport implements RecordImport {
     readonly resolvedColumns: Readonly<Record<string, StagedType>> = {},
     private readonly steps: {
       /** Before planning: resolve references, rejecting rows that name nothing. */
-      resolve?: (client: PoolClient, storeId: string) => Promise<RowRejection[]>;
+      resolve?: (client: PoolClient, storeId: string) => Promise<StagedRejection[]>;
       /** After applying, in the same transaction (e.g. derived columns). */
       applied?: (client: PoolClient, storeId: string) => Promise<void>;
     } = {},
@@ -150,14 +168,13 @@ export class KeyedImport implements RecordImport {
   async plan(client: PoolClient, storeId: string, replace: boolean): Promise<ImportPlan> {
     const rejected = (await this.steps.resolve?.(client, storeId)) ?? [];
     if (!this.records.creates) {
-      const { rows } = await client.query<{ line: number; key: string }>(
-        `delete from ${IMPORT_STAGING} s where not exists (select 1 from ${this.records.table} r where ${this.match}) returning s.line, s.key`,
+      const { rows } = await client.query<StagedRow>(
+        `delete from ${IMPORT_STAGING} s where not exists (select 1 from ${this.records.table} r where ${this.match}) returning s.*`,
         [storeId],
       );
       for (const row of rows) {
         rejected.push({
-          line: row.line,
-          key: row.key,
+          row,
           errors: [
             {
               field: this.records.keyField,
@@ -188,7 +205,18 @@ export class KeyedImport implements RecordImport {
       );
       deactivation = { wouldDeactivate: active[0].would, activeRecords: active[0].active };
     }
-    return { rejected: rejected.sort((a, b) => a.line - b.line), ...rows[0], ...deactivation };
+    return {
+      rejected: rejected
+        .map(({ row, errors }) => ({
+          line: row.line,
+          key: row.key,
+          values: stagedValues(row, this.records.keyField, this.fileColumns),
+          errors,
+        }))
+        .sort((a, b) => a.line - b.line),
+      ...rows[0],
+      ...deactivation,
+    };
   }
 
   async listPlanned(client: PoolClient, storeId: string, replace: boolean): Promise<void> {

@@ -1,5 +1,11 @@
 import type { PoolClient } from 'pg';
-import { IMPORT_STAGING, KeyedImport, resolveReferences, type RowRejection } from '../../infra/database/record-import.js';
+import {
+  IMPORT_STAGING,
+  KeyedImport,
+  resolveReferences,
+  type StagedRejection,
+  type StagedRow,
+} from '../../infra/database/record-import.js';
 
 /**
  * How the data hub's imports write the catalogue (structures products, variants, stock, prices,
@@ -105,22 +111,22 @@ export const categoriesImport = new KeyedImport(
  * is rejected, and so is a row naming a parent that is neither in the store nor in the file (nor
  * rejected): every category still reaches a root.
  */
-async function resolveParents(client: PoolClient, storeId: string): Promise<RowRejection[]> {
+async function resolveParents(client: PoolClient, storeId: string): Promise<StagedRejection[]> {
   await client.query(
     `update ${IMPORT_STAGING} s set id = coalesce((select c.id from categories c where c.store_id = $1 and c.slug = s.key), gen_random_uuid())`,
     [storeId],
   );
-  const rejected: RowRejection[] = [];
-  const reject = (line: number, key: string, code: string, en: string, ar: string) =>
-    rejected.push({ line, key, errors: [{ field: 'parent', code, message_en: en, message_ar: ar }] });
+  const rejected: StagedRejection[] = [];
+  const reject = (row: StagedRow, code: string, en: string, ar: string) =>
+    rejected.push({ row, errors: [{ field: 'parent', code, message_en: en, message_ar: ar }] });
   await resolveParentIds(client, storeId);
   const { rows: existing } = await client.query<{ id: string; parent_id: string | null }>(
     `select id, parent_id from categories where store_id = $1`,
     [storeId],
   );
   const parents = new Map(existing.map((category) => [category.id, category.parent_id]));
-  const { rows: staged } = await client.query<{ line: number; key: string; id: string; parent: string; parent_id: string }>(
-    `select line, key, id, parent, parent_id from ${IMPORT_STAGING} where parent_id is not null order by line`,
+  const { rows: staged } = await client.query<StagedRow & { id: string; parent: string; parent_id: string }>(
+    `select * from ${IMPORT_STAGING} where parent_id is not null order by line`,
   );
   for (const row of staged) if (!parents.has(row.id)) parents.set(row.id, null);
   const cyclic: number[] = [];
@@ -130,8 +136,7 @@ async function resolveParents(client: PoolClient, storeId: string): Promise<RowR
     if (above === row.id) {
       cyclic.push(row.line);
       reject(
-        row.line,
-        row.key,
+        row,
         'parent_cycle',
         `Under ${row.parent}, ${row.key} would end up inside itself.`,
         `تحت ${row.parent} ستصبح ${row.key} داخل نفسها.`,
@@ -144,14 +149,13 @@ async function resolveParents(client: PoolClient, storeId: string): Promise<RowR
     await resolveParentIds(client, storeId);
   }
   for (;;) {
-    const { rows } = await client.query<{ line: number; key: string; parent: string }>(
-      `delete from ${IMPORT_STAGING} s where s.parent is not null and s.parent_id is null returning s.line, s.key, s.parent`,
+    const { rows } = await client.query<StagedRow & { parent: string }>(
+      `delete from ${IMPORT_STAGING} s where s.parent is not null and s.parent_id is null returning s.*`,
     );
     if (rows.length === 0) return rejected;
     for (const row of rows) {
       reject(
-        row.line,
-        row.key,
+        row,
         'unknown_reference',
         `The store has no category ${row.parent}, and no accepted row of the file creates it.`,
         `لا يوجد في المتجر فئة بالمعرّف ${row.parent}، ولا يُنشئها أي صف مقبول في الملف.`,
