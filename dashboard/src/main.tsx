@@ -1,9 +1,9 @@
 import { render, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { ProblemView } from './components/Problem.js';
-import { formatLag, formatter } from './i18n/format.js';
-import { LANGS, translate, type Lang, type MessageKey } from './i18n/messages.js';
-import { api, get, whenSessionEnds } from './lib/api.js';
+import { formatter, NUMBERING_SYSTEMS, type NumberingSystem } from './i18n/format.js';
+import { LANGS, translate, translateCount, type Lang, type MessageKey } from './i18n/messages.js';
+import { api, get, hasAccessCookie, refresh, whenSessionEnds } from './lib/api.js';
 import { App, useApp, type AppContext } from './lib/app-context.js';
 import { AREA_PLAN, REPORTS, reportTitle } from './lib/reports.js';
 import { navigate, useLocation } from './lib/router.js';
@@ -16,8 +16,13 @@ import './styles.css';
 
 const LANG_KEY = 'dashboard.lang';
 const STORE_KEY = 'dashboard.storeId';
-/** Set while this browser holds a session, so that "your session has ended" is said only to someone who had one. */
+/**
+ * Set while this browser holds a session, so that "your session has ended" is said only to someone who had
+ * one, and so that a browser that never signed in (or signed out) asks the service nothing it must refuse.
+ */
 const SIGNED_IN_KEY = 'dashboard.signedIn';
+/** The member's digits in Arabic (`dashboard.digits.<staff id>`), kept in this browser. */
+const digitsKey = (me: Me) => `dashboard.digits.${me.staff?.id ?? 'support'}`;
 
 function initialLang(): Lang {
   const saved = localStorage.getItem(LANG_KEY);
@@ -40,7 +45,15 @@ function Root() {
     setLangState(next);
   }, []);
   useEffect(() => applyLang(lang), [lang]);
-  const loadMe = useCallback(() => {
+  const endSession = useCallback(() => {
+    setEnded(localStorage.getItem(SIGNED_IN_KEY) === '1');
+    localStorage.removeItem(SIGNED_IN_KEY);
+    setMe(null);
+  }, []);
+  const loadMe = useCallback(async () => {
+    // No access cookie, no access token to show: a browser that signed in renews its session first; one that
+    // never did (or signed out) goes straight to the sign-in form, with no request the service would refuse.
+    if (!hasAccessCookie() && (localStorage.getItem(SIGNED_IN_KEY) !== '1' || !(await refresh()))) return endSession();
     get<Me>('/admin/auth/me').then(
       (answer) => {
         localStorage.setItem(SIGNED_IN_KEY, '1');
@@ -50,12 +63,8 @@ function Root() {
     );
   }, []);
   useEffect(() => {
-    whenSessionEnds(() => {
-      setEnded(localStorage.getItem(SIGNED_IN_KEY) === '1');
-      localStorage.removeItem(SIGNED_IN_KEY);
-      setMe(null);
-    });
-    loadMe();
+    whenSessionEnds(endSession);
+    void loadMe();
   }, [loadMe]);
   if (me === undefined) return <p role="status">{translate(lang, 'app.loading')}</p>;
   if (me === null)
@@ -66,7 +75,7 @@ function Root() {
         ended={ended}
         onSignedIn={() => {
           setEnded(false);
-          loadMe();
+          void loadMe();
         }}
       />
     );
@@ -91,6 +100,23 @@ function LanguageSwitch({ lang, setLang }: { lang: Lang; setLang: (lang: Lang) =
         {LANGS.map((code) => (
           <option value={code} key={code} lang={code}>
             {translate(code, `lang.${code}` as MessageKey)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Arabic-Indic or Western digits, for the Arabic pages (the English ones write Western digits). */
+function DigitsSwitch({ numbering, setNumbering }: { numbering: NumberingSystem; setNumbering: (numbering: NumberingSystem) => void }) {
+  const { t } = useApp();
+  return (
+    <label class="lang">
+      <span>{t('top.digits')}</span>
+      <select value={numbering} onChange={(event) => setNumbering(event.currentTarget.value as NumberingSystem)} name="digits">
+        {NUMBERING_SYSTEMS.map((system) => (
+          <option value={system} key={system}>
+            {t(`digits.${system}`)}
           </option>
         ))}
       </select>
@@ -202,6 +228,16 @@ function SupportEntry({ lang }: { lang: Lang }) {
 
 function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang: (lang: Lang) => void; onSignedOut: () => void }) {
   const location = useLocation();
+  const [arabicDigits, setArabicDigits] = useState<NumberingSystem>(() =>
+    localStorage.getItem(digitsKey(me)) === 'latn' ? 'latn' : 'arab',
+  );
+  const chooseDigits = (numbering: NumberingSystem) => {
+    localStorage.setItem(digitsKey(me), numbering);
+    setArabicDigits(numbering);
+  };
+  const numbering = lang === 'ar' ? arabicDigits : 'latn';
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [location.path]);
   const canRead = me.permissions.some((permission) => /^insights\.\w+\.view$/.test(permission));
   const [status, setStatus] = useState<Status | null>(null);
   useEffect(() => {
@@ -214,16 +250,18 @@ function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang
   const context = useMemo<AppContext>(() => {
     const currency = status?.currency ?? me.store.currency;
     const timezone = status?.timezone ?? me.store.timezone;
+    const fmt = formatter(lang, currency, timezone, numbering);
     return {
       lang,
       t: (key, params) => translate(lang, key, params),
-      fmt: formatter(lang, currency, timezone),
+      tn: (key, count, params) => translateCount(lang, key, count, { ...params, count: fmt.number(count) }),
+      fmt,
       me,
       canWrite: !me.readOnly,
       can: (permission) => me.permissions.includes(permission),
       entitled: (entitlement) => me.entitlements.includes(entitlement),
     };
-  }, [lang, me, status]);
+  }, [lang, me, status, numbering]);
   useEffect(() => {
     if (location.path === '/')
       navigate(
@@ -237,7 +275,10 @@ function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang
       <a class="skip" href="#main">
         {t('app.skip')}
       </a>
-      <header class="top">
+      <header class="top" data-menu-open={menuOpen || undefined}>
+        <button type="button" class="menu-button" aria-expanded={menuOpen} aria-controls="side-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          {t('nav.menu')}
+        </button>
         <div class="store">
           <strong>{me.store.name}</strong>
           <span class="who">
@@ -247,6 +288,7 @@ function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang
         <Freshness status={status} />
         <div class="tools">
           <LanguageSwitch lang={lang} setLang={setLang} />
+          {lang === 'ar' ? <DigitsSwitch numbering={arabicDigits} setNumbering={chooseDigits} /> : null}
           {me.staff ? (
             <button type="button" data-write onClick={() => api('POST', '/admin/auth/sign-out').finally(onSignedOut)}>
               {t('top.signOut')}
@@ -261,7 +303,7 @@ function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang
         </div>
       ) : null}
       <div class="layout">
-        <SideNav path={location.path} />
+        <SideNav path={location.path} open={menuOpen} />
         <main id="main" tabIndex={-1}>
           <Page path={location.path} query={location.query} />
         </main>
@@ -271,13 +313,13 @@ function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang
 }
 
 function Freshness({ status }: { status: Status | null }) {
-  const { t, lang, fmt } = useApp();
+  const { t, fmt } = useApp();
   if (!status?.dataAsOf) return <p class="freshness">{t('top.noStatus')}</p>;
-  const lag = status.lagSeconds ?? 0;
+  const lag = Math.max(0, Math.round(status.lagSeconds ?? 0));
   return (
     <p class="freshness" data-freshness>
       {t('top.dataAsOf', { time: fmt.dateTime(status.dataAsOf) })} ·{' '}
-      {lag < 60 ? t('top.upToDate') : t('top.lag', { lag: formatLag(lang, lag) })}
+      {lag < 60 ? t('top.upToDate') : t('top.lag', { lag: fmt.value(lag, 'duration') })}
     </p>
   );
 }
@@ -305,13 +347,16 @@ function NavLink({ to, current, children }: { to: string; current: string; child
   );
 }
 
-/** What the member may not read is not offered; what the plan lacks is offered with the plan that has it. */
-function SideNav({ path }: { path: string }) {
+/**
+ * What the member may not read is not offered; what the plan lacks is offered with the plan that has it.
+ * On a narrow screen it is folded behind the header's menu button (`open`), so each page's own content comes first.
+ */
+function SideNav({ path, open }: { path: string; open: boolean }) {
   const { t, can, entitled } = useApp();
   const reports = REPORTS.filter((report) => report.name !== 'overview' && can(`insights.${report.area}.view`));
   const dataHub = (can('data.flows.read') || can('data.connections.manage')) && entitled('feature:data_hub');
   return (
-    <nav class="side" aria-label={t('nav.label')}>
+    <nav class="side" id="side-nav" data-open={open || undefined} aria-label={t('nav.label')}>
       {can('insights.sales.view') || reports.length > 0 ? (
         <>
           <h2>{t('nav.insights')}</h2>

@@ -78,6 +78,23 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
   });
 
   const nav = (name: string) => page.getByRole('navigation').getByRole('link', { name, exact: true }).click();
+  /** Each character of an element's text and the middle of its box, as laid out. */
+  const characterPositions = (element: Locator) =>
+    element.evaluate((root) => {
+      const doc = (root as { ownerDocument: any }).ownerDocument;
+      const walker = doc.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
+      const positions: { character: string; x: number }[] = [];
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let index = 0; index < node.data.length; index++) {
+          const range = doc.createRange();
+          range.setStart(node, index);
+          range.setEnd(node, index + 1);
+          const box = range.getBoundingClientRect();
+          positions.push({ character: node.data[index], x: box.left + box.width / 2 });
+        }
+      }
+      return positions;
+    });
   const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
   /** The control a refusal's messages describe: invalid, and its `aria-describedby` naming the messages shown beside it. */
   const expectInvalid = async (control: Locator, field: string, message: RegExp) => {
@@ -212,26 +229,39 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     // The structure's fields, with their descriptions and required marks.
     await expect.poll(() => page.locator('tr[data-field="stock"] th').textContent()).toMatch(/Units in stock.*\(integer\)/);
     expect(await page.locator('tr[data-field="sku"] abbr.required').count()).toBe(1);
-    await page.getByLabel('Source column for sku').fill('SKU');
-    await page.getByLabel('Source column for stock').fill('Qty');
+    // Named as a merchant names them, each identifier beside its label as secondary text (issue 25, item 10).
+    expect(await page.getByRole('combobox', { name: 'Structure' }).locator('option:checked').textContent()).toBe('Stock levels (stock)');
+    expect(await page.locator('tr[data-field="sku"] th .field-label').textContent()).toBe('SKU');
+    expect(await page.locator('tr[data-field="sku"] th code.identifier').textContent()).toBe('sku');
+    expect(await page.locator('tr[data-field="stock"] th .field-label').textContent()).toBe('Stock');
+    expect(await page.getByLabel('Transform to add to Stock').locator('option[value="to_integer"]').textContent()).toBe(
+      'Whole number (to_integer)',
+    );
+    await page.getByLabel('Source column for SKU').fill('SKU');
+    await page.getByLabel('Source column for Stock').fill('Qty');
     // A transform whose args its schema refuses: mapping_invalid, shown next to the field.
-    await page.getByLabel('Transform to add to sku').selectOption('default');
-    await page.getByRole('button', { name: 'Add the transform to sku' }).click();
-    await page.getByLabel('Transform to add to stock').selectOption('map_values');
-    await page.getByRole('button', { name: 'Add the transform to stock' }).click();
+    await page.getByLabel('Transform to add to SKU').selectOption('default');
+    await page.getByRole('button', { name: 'Add the transform to SKU' }).click();
+    await page.getByLabel('Transform to add to Stock').selectOption('map_values');
+    await page.getByRole('button', { name: 'Add the transform to Stock' }).click();
+    const mapValues = page.locator('tr[data-field="stock"] [data-transform="map_values"]');
+    expect(await mapValues.locator('.step-head strong').textContent()).toBe('Replace listed values');
+    expect(await mapValues.locator('.step-head code.identifier').textContent()).toBe('map_values');
+    expect(await mapValues.locator('legend').textContent()).toBe('Values and what they become * map');
+    expect(await mapValues.getByLabel(/^A value not listed/).count()).toBe(1);
     await page.getByLabel('Value 1 in the file').fill('none');
     await page.getByLabel('Value 1 becomes').fill('0');
     await page.getByRole('button', { name: 'Create' }).click();
-    await expectInvalid(page.getByLabel('Source column for sku'), 'column.sku', /\(fields\[0\]\.transforms\[0\]\.args/);
+    await expectInvalid(page.getByLabel('Source column for SKU'), 'column.sku', /\(fields\[0\]\.transforms\[0\]\.args/);
     await expect.poll(() => page.locator('.problem').getAttribute('data-code')).toBe('mapping_invalid');
-    expect(await page.getByLabel('Source column for stock').getAttribute('aria-invalid')).toBeNull();
+    expect(await page.getByLabel('Source column for Stock').getAttribute('aria-invalid')).toBeNull();
     await expectAccessible(page, 'mapping editor with errors (en)');
     await shoot(page, 'hub-mapping-invalid-en');
-    await page.getByRole('button', { name: 'Remove default from sku' }).click();
-    await page.getByLabel('Transform to add to sku').selectOption('trim');
-    await page.getByRole('button', { name: 'Add the transform to sku' }).click();
-    await page.getByLabel('Transform to add to stock').selectOption('to_integer');
-    await page.getByRole('button', { name: 'Add the transform to stock' }).click();
+    await page.getByRole('button', { name: 'Remove Value for empty cells from SKU' }).click();
+    await page.getByLabel('Transform to add to SKU').selectOption('trim');
+    await page.getByRole('button', { name: 'Add the transform to SKU' }).click();
+    await page.getByLabel('Transform to add to Stock').selectOption('to_integer');
+    await page.getByRole('button', { name: 'Add the transform to Stock' }).click();
     const created = page.waitForRequest((request) => request.url().endsWith('/admin/data-hub/mappings') && request.method() === 'POST');
     await page.getByRole('button', { name: 'Create' }).click();
     expect((await created).postDataJSON()).toMatchObject({
@@ -245,7 +275,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await heading('Supplier stock');
     await page.getByText('Current version: 1').waitFor();
     // Version 2 drops map_values; restoring version 1 writes version 3 equal to it.
-    await page.getByRole('button', { name: 'Remove map_values from stock' }).click();
+    await page.getByRole('button', { name: 'Remove Replace listed values from Stock' }).click();
     await page.getByRole('button', { name: 'Save as a new version' }).click();
     await page.getByText('Current version: 2').waitFor();
     await page.getByRole('button', { name: 'Restore version 1' }).click();
@@ -253,6 +283,17 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await expect.poll(() => page.locator('tr[data-field="stock"] [data-transform]').count()).toBe(2);
     await expectAccessible(page, 'mapping editor (en)');
     await shoot(page, 'hub-mapping-en');
+    // In Arabic, the labels are Arabic; the identifiers stay as the mapping names them.
+    await page.getByLabel('Language').selectOption('ar');
+    await expect.poll(() => page.locator('tr[data-field="stock"] th .field-label').textContent()).toBe('المخزون');
+    expect(await page.locator('tr[data-field="stock"] th code.identifier').textContent()).toBe('stock');
+    expect(await page.locator('tr[data-field="stock"] [data-transform="to_integer"] .step-head strong').textContent()).toBe('عدد صحيح');
+    expect(await page.locator('tr[data-field="stock"] [data-transform="map_values"] legend').textContent()).toBe(
+      'القيم وما تصبح عليه * map',
+    );
+    await expectAccessible(page, 'mapping editor (ar)');
+    await shoot(page, 'hub-mapping-ar');
+    await page.getByLabel('اللغة').selectOption('en');
   });
 
   it('creates a flow once its refused fields are fixed, previews the uploaded file with its counts and rejected rows, pauses and mutes it', async () => {
@@ -262,7 +303,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await heading('New flow');
     await page.getByLabel('Name', { exact: true }).fill('Supplier stock import');
     await page.getByRole('combobox', { name: 'Connection' }).selectOption({ label: 'Supplier drop (Active)' });
-    await page.getByRole('combobox', { name: 'Mapping' }).selectOption({ label: 'Supplier stock (stock, Import)' });
+    await page.getByRole('combobox', { name: 'Mapping' }).selectOption({ label: 'Supplier stock (Stock levels, Import)' });
     await page.getByRole('textbox', { name: 'File name template' }).fill('stock-*.csv');
     await page.getByLabel('Run on a schedule').check();
     // A cron expression and a recipient the API refuses: each message beside its field, the first of them focused.
@@ -325,6 +366,17 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await expect.poll(() => page.evaluate(() => [document.documentElement.dir, document.documentElement.lang])).toEqual(['rtl', 'ar']);
     await page.getByRole('heading', { name: 'الصفوف المرفوضة' }).first().waitFor();
     expect(await page.locator('[data-preview] [data-list="rejected"] .reasons').first().textContent()).toMatch(/[\u0600-\u06FF]/);
+    // `stock: "abc" ليس رقماً.` reads right to left in order (issue 25, item 9): the field first (rightmost),
+    // then the message, whose quoted value keeps both its quotes around it.
+    const reason = page.locator('[data-preview] [data-reason="not_a_number"]').first();
+    expect(await reason.textContent()).toBe('stock: "abc" ليس رقماً.');
+    const laidOut = await characterPositions(reason);
+    const at = (character: string, nth = 0) => laidOut.filter((item) => item.character === character)[nth].x;
+    const [opening, closing] = [at('"'), at('"', 1)];
+    expect(at('k')).toBeGreaterThan(opening);
+    expect(opening).toBeGreaterThan(at('a'));
+    expect(at('a')).toBeGreaterThan(closing);
+    expect(closing).toBeGreaterThan(at('ل'));
     await expectAccessible(page, 'flow preview (ar)');
     await shoot(page, 'hub-flow-preview-ar');
     await nav('الاتصالات');
@@ -339,6 +391,8 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.goto(flowUrl);
     await heading('Supplier stock import');
     await page.locator('[data-run]').first().waitFor();
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await page.locator('[data-preview]').waitFor();
     let listReads = 0;
     const countListReads = (request: { method(): string; url(): string }) => {
       if (request.method() === 'GET' && request.url().includes(`/admin/data-hub/flows/${flowId}/runs?`)) listReads += 1;
@@ -355,6 +409,8 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await row.locator('[data-status="queued"]').waitFor();
     await page.locator('[data-following]').waitFor();
     expect(await page.locator('[data-started]').textContent()).toBe('Run started. Open the run');
+    // The preview shown before gave way to the run (issue 25, item 11).
+    expect(await page.locator('[data-preview]').count()).toBe(0);
     await expectAccessible(page, 'flow with a queued run (en)');
     await shoot(page, 'hub-flow-run-queued-en');
     // While the run is queued the list is read again and again.
@@ -380,6 +436,13 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.locator('[data-status="succeeded"]').first().waitFor({ timeout: 15_000 });
     await expect.poll(() => page.locator('[data-count="changed"] dd').textContent()).toBe('2');
     await expect.poll(() => page.locator('[data-list="rejected"] [data-rejected-line]').count()).toBe(2);
+    // A row refused against the store (its SKU is unknown) lists its values too (issue 25, item 11).
+    await expect.poll(() => page.locator('[data-rejected-line="4"] [data-value="sku"]').textContent()).toBe('sku: NOPE-1');
+    expect(await page.locator('[data-rejected-line="4"] [data-value="stock"]').textContent()).toBe('stock: 3');
+    expect(await page.locator('[data-rejected-line="3"] .row-values').textContent()).toBe(`Qty: abcSKU: ${skus[1]}`);
+    // An import sends nothing: no "Sent" (issue 25, item 12).
+    expect(await page.locator('[data-count="sent"]').count()).toBe(0);
+    expect(await page.locator('[data-count="created"]').count()).toBe(1);
     await expectAccessible(page, 'run (en)');
     await shoot(page, 'hub-run-en');
     await nav('Flows');
@@ -423,6 +486,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await t.app.get(RunsService).execute(overriddenId);
     await page.locator('[data-status="succeeded"]').first().waitFor({ timeout: 15_000 });
     await expect.poll(() => page.locator('[data-count="deactivated"] dd').textContent()).toBe(String(wouldDeactivate));
+    await page.getByText('Shrink guard lifted for this run to 100%: The supplier dropped most lines this season').waitFor();
     await expect.poll(() => page.locator('[data-list="deactivated"] tbody tr').count()).toBe(Math.min(wouldDeactivate, 25));
   });
 
@@ -464,8 +528,10 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
   it('a support session sees the data hub with no write controls', async () => {
     const support = await supportSession(t.app, store.storeId);
     const supportContext = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
+    // As the support entry leaves them: the access cookie and the readable CSRF one (reads send no CSRF token).
     await supportContext.addCookies([
       { name: 'adm_access', value: support.token, url: `${base}/admin`, httpOnly: true, secure: true, sameSite: 'Strict' },
+      { name: 'adm_csrf', value: 'unused-by-reads', url: `${base}/admin`, secure: true, sameSite: 'Strict' },
     ]);
     const supportPage = await supportContext.newPage();
     await supportPage.goto(flowUrl);
@@ -521,7 +587,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await expect.poll(() => connection.locator('option').count()).toBe(107);
     await expect.poll(() => mapping.locator('option').count()).toBe(103);
     expect(await connection.inputValue()).toBe(dropId);
-    expect(await mapping.locator('option:checked').textContent()).toBe('Supplier stock (stock, Import)');
+    expect(await mapping.locator('option:checked').textContent()).toBe('Supplier stock (Stock levels, Import)');
     await expectAccessible(page, 'flow form with every connection and mapping (en)');
     await shoot(page, 'hub-flow-many-en');
 
@@ -531,12 +597,26 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await heading('New flow');
     await page.getByLabel('Name', { exact: true }).fill('Second stock import');
     await page.getByRole('combobox', { name: 'Connection' }).selectOption({ label: 'Supplier drop (Active)' });
-    await page.getByRole('combobox', { name: 'Mapping' }).selectOption({ label: 'Supplier stock (stock, Import)' });
+    await page.getByRole('combobox', { name: 'Mapping' }).selectOption({ label: 'Supplier stock (Stock levels, Import)' });
     await page.getByRole('textbox', { name: 'File name template' }).fill('stock-*.csv');
     const posted = page.waitForRequest((request) => request.url().endsWith('/admin/data-hub/flows') && request.method() === 'POST');
     await page.getByRole('button', { name: 'Create' }).click();
     expect((await posted).postDataJSON()).toMatchObject({ connectionId: dropId, name: 'Second stock import' });
     await heading('Second stock import');
+    // Not scheduled: nothing on the page speaks of scheduled runs or their alerts (issue 25, item 12).
+    await expect.poll(() => page.locator('[data-schedule]').textContent()).toBe('Not scheduled');
+    expect(await page.locator('[data-flow-state]').count()).toBe(0);
+    expect(await page.getByText('Scheduled runs on').count()).toBe(0);
+    for (const name of ['Pause', 'Resume', 'Mute alerts', 'Unmute alerts'])
+      expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+    expect(await page.getByLabel('Alert when no file arrives within (minutes)').count()).toBe(0);
+    expect(await page.getByLabel('Alert recipients').count()).toBe(0);
+    expect(await page.getByRole('columnheader', { name: 'Sent' }).count()).toBe(0);
+    await page.getByLabel('Run on a schedule').check();
+    await page.getByLabel('Alert when no file arrives within (minutes)').waitFor();
+    await page.getByLabel('Alert recipients').waitFor();
+    await expectAccessible(page, 'unscheduled flow (en)');
+    await shoot(page, 'hub-flow-unscheduled-en');
 
     // The mapping editor reads a source's fields from any connection.
     await nav('Mappings');
@@ -579,12 +659,17 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await heading('New flow');
     await page.getByLabel('Name', { exact: true }).fill('Customers export');
     await page.getByRole('combobox', { name: 'Connection' }).selectOption({ label: 'Supplier drop (Active)' });
-    await page.getByRole('combobox', { name: 'Mapping' }).selectOption({ label: 'Customers out (customers, Export)' });
+    await page.getByRole('combobox', { name: 'Mapping' }).selectOption({ label: 'Customers out (Customers, Export)' });
     const formulas = page.getByRole('combobox', { name: 'Formulas in cells' });
     expect(await formulas.inputValue()).toBe('escape');
     const hint = (await formulas.getAttribute('aria-describedby'))!.split(' ')[0];
     expect(await page.locator(`[id="${hint}"]`).textContent()).toContain('leading apostrophe');
     await page.getByRole('textbox', { name: 'File name template' }).fill('customers.csv');
+    // A scheduled export is alerted about, but expects no file: no missing-file delay (issue 25, item 12).
+    await page.getByLabel('Run on a schedule').check();
+    await page.getByLabel('Alert recipients').waitFor();
+    expect(await page.getByLabel('Alert when no file arrives within (minutes)').count()).toBe(0);
+    await page.getByLabel('Run on a schedule').uncheck();
     await expectAccessible(page, 'new export flow with its formula safety (en)');
     await shoot(page, 'hub-flow-export-new-en');
     const posted = page.waitForRequest((request) => request.url().endsWith('/admin/data-hub/flows') && request.method() === 'POST');
@@ -607,6 +692,12 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.locator('[data-status="succeeded"]').first().waitFor({ timeout: 15_000 });
     const recorded = page.locator('p[data-formula-safety="raw"]');
     await expect.poll(() => recorded.textContent()).toBe('Formulas in cells: Raw — written as they are (machine feeds)');
+    // An export's run counts what it read, rejected and sent; it creates and changes nothing.
+    expect(await page.locator('[data-count]').evaluateAll((counts) => counts.map((count) => count.getAttribute('data-count')))).toEqual([
+      'read',
+      'rejected',
+      'sent',
+    ]);
     await expectAccessible(page, 'export run with its formula safety (en)');
     await page.getByLabel('Language').selectOption('ar');
     await expect.poll(() => recorded.textContent()).toMatch(/^الصيغ في الخلايا: كما هي/);

@@ -447,14 +447,43 @@ describe('the dashboard’s Insights pages in a browser', () => {
     await staffContext.close();
   }, 60_000);
 
-  it('the settings page loads and saves', async () => {
+  it('the settings page loads and saves: the time zone from the IANA list, the currency by its ISO 4217 name, an empty grace explained', async () => {
+    const settings = await call('GET', '/admin/insights/settings');
     await page.getByRole('link', { name: 'Insights settings' }).click();
     await page.getByRole('combobox', { name: 'Weeks start on' }).waitFor();
-    expect(await page.getByRole('textbox', { name: 'Time zone' }).inputValue()).toMatch(/\//);
+    // Every IANA zone the browser knows, by region, each named with its offset; the store's chosen.
+    const zone = page.getByRole('combobox', { name: 'Time zone' });
+    expect(await zone.inputValue()).toBe(settings.timezone);
+    const known = await page.evaluate(() =>
+      (Intl as unknown as { supportedValuesOf: (key: string) => string[] }).supportedValuesOf('timeZone'),
+    );
+    expect(known.length).toBeGreaterThan(300);
+    const offered = await zone
+      .locator('option')
+      .evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value));
+    expect(offered).toEqual(expect.arrayContaining(known));
+    expect(await zone.locator('optgroup').count()).toBeGreaterThan(5);
+    // Ids and offsets isolated (U+2068…U+2069), so that they read in order in Arabic too.
+    expect(await zone.locator('option[value="Asia/Riyadh"]').textContent()).toMatch(
+      /^\u2068Asia\/Riyadh\u2069 — \u2068GMT\+03:00\u2069, .+/,
+    );
+    // The store's currency, named: set when the store was made, not changed here.
+    const currency = page.getByRole('combobox', { name: 'Currency' });
+    expect(await currency.inputValue()).toBe(settings.currency);
+    expect(await currency.locator(`option[value="${settings.currency}"]`).textContent()).toBe(
+      `\u2068${settings.currency}\u2069 — ${new Intl.DisplayNames(['en-GB'], { type: 'currency' }).of(settings.currency)}`,
+    );
+    expect(await currency.locator('option').count()).toBeGreaterThan(100);
+    expect(await currency.isDisabled()).toBe(true);
+    // What an empty grace means, said beside it.
+    const grace = page.getByRole('spinbutton', { name: 'Grace before an order counts as late (hours)' });
+    expect(await grace.getAttribute('placeholder')).toBe('0');
+    const hint = page.locator(`#${(await grace.getAttribute('aria-describedby'))!.split(' ')[0]}`);
+    expect(await hint.textContent()).toContain('Empty or 0: late as soon as the promised time passes.');
     await page.getByRole('combobox', { name: 'Weeks start on' }).selectOption('monday');
     const patched = page.waitForRequest((request) => request.url().endsWith('/admin/insights/settings') && request.method() === 'PATCH');
     await page.getByRole('button', { name: 'Save' }).click();
-    expect((await patched).postDataJSON()).toMatchObject({ weekStartsOn: 'monday' });
+    expect((await patched).postDataJSON()).toMatchObject({ weekStartsOn: 'monday', timezone: settings.timezone });
     await page.getByText('Settings saved.').waitFor();
     await expectAccessible(page, 'settings (en)');
     await shoot(page, 'ins-settings-en');
@@ -486,44 +515,75 @@ describe('the dashboard’s Insights pages in a browser', () => {
     await shoot(page, 'ins-exports-en');
   }, 60_000);
 
-  it('a report filter, found through the value search, changes the request and the chart', async () => {
+  it('a report offers the filters its answer takes; a typed name is resolved through the values endpoint, and its chip names it', async () => {
+    const answered = page.waitForResponse((response) => response.url().includes('/admin/insights/reports/products?'));
     await page.getByRole('link', { name: 'Sales by product' }).click();
+    const products = (await (await answered).json()) as {
+      filterable: string[];
+      rows: { product: string; labels: { product: { en: string; ar: string } } }[];
+    };
     await page.locator('.panel canvas').first().waitFor();
     await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThan(1);
-    await page.getByRole('combobox', { name: 'Filter by' }).selectOption('product');
-    const first = page.locator('tbody tr').first().locator('td').first();
-    const name = (await first.textContent())!.trim();
+    // The dimensions its answer says it can be filtered by, and no other.
+    const dimension = page.getByRole('combobox', { name: 'Filter by' });
+    const offered = await dimension
+      .locator('option')
+      .evaluateAll((options) => options.map((option) => (option as unknown as { value: string }).value));
+    expect(offered.sort()).toEqual([...products.filterable].sort());
+    await dimension.selectOption('product');
+    const { product: id, labels } = products.rows[0];
+    const name = labels.product.en;
+    // Part of a name names no product: no filter, the products it is like offered instead.
+    const value = page.getByRole('combobox', { name: 'Value' });
+    const part = name.slice(0, 4);
     const searched = page.waitForResponse(
-      (response) => response.url().includes('/admin/insights/dimensions/product/values') && response.url().includes('q='),
+      (response) => response.url().includes('/admin/insights/dimensions/product/values') && response.url().includes(`q=${part}`),
     );
-    await page.getByRole('combobox', { name: 'Value' }).fill(name.slice(0, 4));
+    await value.fill(part);
     expect((await searched).status()).toBe(200);
-    // Other products may begin the same way: the option named as the row is.
-    const named = page
-      .locator('#report-filter-values option')
-      .filter({ hasText: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
-    await expect.poll(() => named.count()).toBeGreaterThan(0);
-    const value = await named.first().getAttribute('value');
-    expect(value).toBeTruthy();
-    await page.getByRole('combobox', { name: 'Value' }).fill(value!);
+    const asked: string[] = [];
+    const listen = (request: { url: () => string }) =>
+      request.url().includes('/admin/insights/reports/products') && asked.push(request.url());
+    page.on('request', listen);
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    const choices = page.locator('[data-value-choices]');
+    await choices.waitFor();
+    page.off('request', listen);
+    expect(await choices.locator('p').textContent()).toBe(`No value of Product is named “${part}”. Choose one of these:`);
+    expect(await choices.getByRole('button', { name, exact: true }).count()).toBe(1);
+    expect(asked).toEqual([]);
+    expect(page.url()).not.toContain('filter=');
+    expect(await page.locator('.ins-chips').count()).toBe(0);
+    expect(await value.getAttribute('aria-invalid')).toBe('true');
+    await expectAccessible(page, 'report filter, a name that names none (en)');
+    await shoot(page, 'ins-report-filter-choices-en');
+    // The whole name, in another case: resolved to the product's id, and its chip names it.
     const filtered = page.waitForRequest(
-      (request) =>
-        request.url().includes('/reports/products') && request.url().includes(`filter%5B%5D=product%3A${encodeURIComponent(value!)}`),
+      (request) => request.url().includes('/reports/products') && request.url().includes(`filter%5B%5D=product%3A${id}`),
     );
+    await value.fill(name.toUpperCase());
     await page.getByRole('button', { name: 'Add filter' }).click();
     await filtered;
     await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
     await page.locator('.panel canvas').first().waitFor();
-    // The chip names the product, not its id.
-    expect(await page.locator('.ins-chips').textContent()).toContain(name);
-    expect(page.url()).toContain('filter=product');
+    const chip = page.locator('[data-filter-chip="product"] span');
+    expect(await chip.textContent()).toBe(`Product: ${name}`);
+    expect(new URL(page.url()).searchParams.getAll('filter')).toEqual([`product:${id}`]);
     await expectAccessible(page, 'filtered report (en)');
     await shoot(page, 'ins-report-filter-en');
+    // Read again (a reload): still named, in either language.
+    await page.reload();
+    await expect.poll(() => chip.textContent()).toBe(`Product: ${name}`);
+    await page.getByRole('combobox', { name: 'Language', exact: true }).selectOption('ar');
+    await expect.poll(() => page.locator('[data-filter-chip="product"] span').textContent()).toBe(`المنتج: ${labels.product.ar}`);
+    await expectAccessible(page, 'filtered report (ar)');
+    await shoot(page, 'ins-report-filter-ar');
+    await page.getByRole('combobox', { name: 'اللغة', exact: true }).selectOption('en');
     // The filtered report, exported from its page.
     const exported = page.waitForRequest((request) => request.url().endsWith('/admin/insights/exports') && request.method() === 'POST');
     await page.getByRole('button', { name: 'Export', exact: true }).click();
     expect((await exported).postDataJSON()).toMatchObject({
-      source: { report: 'products', params: { filters: [`product:${value}`] } },
+      source: { report: 'products', params: { filters: [`product:${id}`] } },
       format: 'csv',
     });
     await page.locator('.ins-export[data-status="succeeded"] [data-download]').waitFor({ timeout: 60_000 });
@@ -532,6 +592,113 @@ describe('the dashboard’s Insights pages in a browser', () => {
     // The language switch is still the one control named Language on a report page.
     expect(await page.getByLabel('Language').count()).toBe(1);
   }, 90_000);
+
+  it('a filter value the API cannot resolve: its message in the page’s language, and the values it suggests, one of which takes its place', async () => {
+    const refused = page.waitForResponse((response) => response.url().includes('/admin/insights/reports/products?'));
+    await page.goto(`${base}/admin/app/insights/reports/products?filter=category%3ASmartfonez`);
+    const response = await refused;
+    expect(response.status()).toBe(400);
+    const body = (await response.json()) as {
+      code: string;
+      message_en: string;
+      message_ar: string;
+      suggestion: { message_en: string; values: { value: string; label_en: string }[] };
+    };
+    expect(body.code).toBe('unknown_dimension_value');
+    expect(body.suggestion.values.length).toBeGreaterThan(0);
+    const problem = page.locator('.problem[data-code="unknown_dimension_value"]');
+    await expect.poll(() => problem.textContent()).toContain(body.message_en);
+    expect(await problem.textContent()).toContain(body.suggestion.message_en);
+    const chip = page.locator('[data-filter-chip="category"]');
+    expect(await chip.getAttribute('data-invalid')).toBe('true');
+    expect(await chip.locator('span').textContent()).toBe('Category: Smartfonez');
+    const suggested = page.locator('#report-filter-suggested');
+    expect(await suggested.getByRole('button').allTextContents()).toEqual(body.suggestion.values.map((choice) => choice.label_en));
+    await expectAccessible(page, 'filter value refused (en)');
+    await shoot(page, 'ins-report-filter-refused-en');
+    await page.getByRole('combobox', { name: 'Language', exact: true }).selectOption('ar');
+    await expect.poll(() => problem.textContent()).toContain(body.message_ar);
+    await expectAccessible(page, 'filter value refused (ar)');
+    await shoot(page, 'ins-report-filter-refused-ar');
+    await page.getByRole('combobox', { name: 'اللغة', exact: true }).selectOption('en');
+
+    const [choice] = body.suggestion.values;
+    const answered = page.waitForResponse((answer) => answer.url().includes('/admin/insights/reports/products?'));
+    await suggested.getByRole('button', { name: choice.label_en, exact: true }).click();
+    expect((await answered).status()).toBe(200);
+    expect(new URL(page.url()).searchParams.getAll('filter')).toEqual([`category:${choice.value}`]);
+    await expect.poll(() => chip.locator('span').textContent()).toBe(`Category: ${choice.label_en}`);
+    expect(await chip.getAttribute('data-invalid')).toBeNull();
+    expect(await problem.count()).toBe(0);
+  }, 60_000);
+
+  it('a filter the report cannot take: the API’s message and its per-field error, in the page’s language; the funnel offers no filter', async () => {
+    const refused = page.waitForResponse((response) => response.url().includes('/admin/insights/reports/funnel?'));
+    await page.goto(`${base}/admin/app/insights/reports/funnel?filter=tax_rate%3A1500`);
+    const response = await refused;
+    expect(response.status()).toBe(400);
+    const body = (await response.json()) as { message_en: string; errors: { field: string; message_en: string; message_ar: string }[] };
+    expect(body.errors.map((error) => error.field)).toEqual(['filter[0]']);
+    const problem = page.locator('.problem');
+    await expect.poll(() => problem.textContent()).toContain(body.message_en);
+    expect(await problem.locator('[data-field-errors] li').allTextContents()).toEqual([body.errors[0].message_en]);
+    expect(await page.locator('[data-filter-chip="tax_rate"]').getAttribute('data-invalid')).toBe('true');
+    expect(await page.getByRole('combobox', { name: 'Filter by' }).count()).toBe(0);
+    await expectAccessible(page, 'filter refused (en)');
+    await shoot(page, 'ins-report-filter-not-filterable-en');
+    await page.getByRole('combobox', { name: 'Language', exact: true }).selectOption('ar');
+    await expect.poll(() => problem.locator('[data-field-errors] li').allTextContents()).toEqual([body.errors[0].message_ar]);
+    await shoot(page, 'ins-report-filter-not-filterable-ar');
+    await page.getByRole('combobox', { name: 'اللغة', exact: true }).selectOption('en');
+    // Without it: the funnel, which says it cannot be filtered.
+    const answered = page.waitForResponse((answer) => answer.url().includes('/admin/insights/reports/funnel?'));
+    await page.getByRole('button', { name: /^Remove filter / }).click();
+    expect(((await (await answered).json()) as { filterable: string[] }).filterable).toEqual([]);
+    await page.getByText('This report cannot be filtered.').waitFor();
+    expect(await page.getByRole('combobox', { name: 'Filter by' }).count()).toBe(0);
+  }, 60_000);
+
+  it('the builder’s measures: every one in view, grouped by area, found by a search in either language', async () => {
+    const catalogue = (await call('GET', '/admin/insights/measures')).items as { name: string; area: string; builder?: boolean }[];
+    const builderMeasures = catalogue.filter((measure) => measure.builder !== false);
+    await page.getByRole('link', { name: 'Report builder' }).click();
+    const picker = page.locator('.ins-measures');
+    await picker.getByRole('checkbox', { name: 'Net sales', exact: true }).waitFor();
+    expect(await picker.getByRole('checkbox').count()).toBe(builderMeasures.length);
+    const areas = {
+      sales: 'Sales',
+      products: 'Products',
+      customers: 'Customers',
+      fulfilment: 'Fulfilment',
+      finance: 'Finance',
+      behaviour: 'Behaviour',
+    };
+    expect(await picker.locator('fieldset.ins-measure-area > legend').allTextContents()).toEqual(
+      [...new Set(builderMeasures.map((measure) => measure.area))].map((area) => areas[area as keyof typeof areas]),
+    );
+    // No box of its own to scroll: every measure is on the page.
+    const scrolling = await picker.evaluate((root) =>
+      [root, ...(root as unknown as { querySelectorAll: (css: string) => unknown[] }).querySelectorAll('*')]
+        .map((element) => element as { scrollHeight: number; clientHeight: number; className: string })
+        .filter((element) => element.scrollHeight > element.clientHeight + 1)
+        .map((element) => element.className),
+    );
+    expect(scrolling).toEqual([]);
+    await expectAccessible(page, 'builder measures (en)');
+    await shoot(page, 'ins-builder-measures-en');
+    // Found by a word of their names or descriptions, in English or in Arabic; the chosen one stays in view.
+    const search = picker.getByRole('searchbox', { name: 'Find a measure' });
+    await search.fill('return');
+    await picker.getByRole('checkbox', { name: 'Return rate', exact: true }).waitFor();
+    expect(await picker.getByRole('checkbox', { name: 'Orders', exact: true }).count()).toBe(0);
+    expect(await picker.getByRole('checkbox', { name: 'Net sales', exact: true }).isChecked()).toBe(true);
+    await search.fill('المرتجعات');
+    await picker.getByRole('checkbox', { name: 'Returns', exact: true }).waitFor();
+    expect(await picker.getByRole('checkbox', { name: 'Sessions', exact: true }).count()).toBe(0);
+    await shoot(page, 'ins-builder-measures-search-en');
+    await search.fill('');
+    await expect.poll(() => picker.getByRole('checkbox').count()).toBe(builderMeasures.length);
+  }, 60_000);
 
   it('the funnel report is drawn as a funnel whose steps tell their conversion', async () => {
     const answered = page.waitForResponse((response) => response.url().includes('/admin/insights/reports/funnel?'));
@@ -630,10 +797,12 @@ describe('the dashboard’s Insights pages in a browser', () => {
   it('a support session sees the Insights pages without write controls', async () => {
     const support = await supportSession(t.app, store.storeId);
     const supportContext = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 900 } });
-    await supportContext.addCookies([
-      { name: 'adm_access', value: support.token, url: `${base}/admin`, httpOnly: true, secure: true, sameSite: 'Strict' },
-    ]);
     const supportPage = await supportContext.newPage();
+    // As the agent opens it: the token pasted on the sign-in page (POST /admin/auth/support-session sets the cookies).
+    await supportPage.goto(`${base}/admin/?store=${store.storeId}`);
+    await supportPage.getByLabel('Support access token').fill(support.token);
+    await supportPage.getByRole('button', { name: 'Open the support session' }).click();
+    await supportPage.locator('.card .figure').first().waitFor();
     await supportPage.goto(`${base}/admin/app/insights/saved-reports`);
     await supportPage.locator('[data-saved-report="Units by day"]').waitFor();
     expect(await supportPage.locator('[data-write]').count()).toBe(0);

@@ -6,8 +6,12 @@ import { navigate, withQuery } from '../lib/router.js';
 
 const PRESETS = ['7', '30', '90', '365'];
 
-/** The report query's range part (`last`, or `from` and `to`) and `compare`, from the page's query string. */
-export function rangeParams(query: URLSearchParams): URLSearchParams {
+/**
+ * The report query's range part (`last`, or `from` and `to`), `compare`, `grain` and filters, from the page's
+ * query string. `overTime` false: a report whose page shows nothing over time (cohorts, the funnel, products
+ * not selling) is asked without `compare` and `grain`, which the address keeps for the next page.
+ */
+export function rangeParams(query: URLSearchParams, overTime = true): URLSearchParams {
   const params = new URLSearchParams();
   const from = query.get('from');
   const to = query.get('to');
@@ -16,9 +20,9 @@ export function rangeParams(query: URLSearchParams): URLSearchParams {
     params.set('to', to);
   } else params.set('last', query.get('last') ?? '30');
   const compare = query.get('compare');
-  if (compare) params.set('compare', compare);
+  if (compare && overTime) params.set('compare', compare);
   const grain = query.get('grain');
-  if (grain && TIME_GRAINS.includes(grain)) params.set('grain', grain);
+  if (grain && overTime && TIME_GRAINS.includes(grain)) params.set('grain', grain);
   for (const filter of query.getAll('filter')) params.append('filter[]', filter);
   return params;
 }
@@ -31,21 +35,27 @@ export function filtersOf(query: URLSearchParams): { dimension: string; value: s
   });
 }
 
-/** Last 7/30/90/365 days, all time or custom dates, and what to compare with; changes go to the query string. */
+/**
+ * Last 7/30/90/365 days, all time or custom dates, what to compare with and the grain, the last two only
+ * where the page shows something they change; changes go to the query string.
+ */
 export function RangePicker({
   query,
   range,
   compareRange,
+  compare = true,
   grain = true,
 }: {
   query: URLSearchParams;
   range?: { from: string; to: string };
   /** The range the answer was compared with, shown beside its own. */
   compareRange?: { from: string; to: string } | null;
-  /** The builder splits by a time grain as a dimension: no grain here. */
+  /** Offer a comparison: not where nothing on the page is compared. */
+  compare?: boolean;
+  /** Offer a grain: not in the builder (it splits by a time grain as a dimension), nor where nothing is shown over time. */
   grain?: boolean;
 }) {
-  const { t, fmt } = useApp();
+  const { t, tn, fmt } = useApp();
   const custom = Boolean(query.get('from') && query.get('to'));
   const [mode, setMode] = useState(custom ? 'custom' : (query.get('last') ?? '30'));
   const [from, setFrom] = useState(query.get('from') ?? range?.from ?? '');
@@ -68,7 +78,7 @@ export function RangePicker({
         <select name="range" value={mode} onChange={(event) => choose(event.currentTarget.value)}>
           {PRESETS.map((days) => (
             <option value={days} key={days}>
-              {t('range.last', { days: fmt.number(Number(days)) })}
+              {tn('range.last', Number(days))}
             </option>
           ))}
           <option value="all">{t('range.all')}</option>
@@ -88,18 +98,20 @@ export function RangePicker({
           <button type="submit">{t('range.apply')}</button>
         </>
       ) : null}
-      <label>
-        <span>{t('range.compare')}</span>
-        <select
-          name="compare"
-          value={query.get('compare') ?? ''}
-          onChange={(event) => navigate(withQuery({ compare: event.currentTarget.value || null, cursor: null }))}
-        >
-          <option value="">{t('range.compareNone')}</option>
-          <option value="previous_period">{t('range.previous_period')}</option>
-          <option value="previous_year">{t('range.previous_year')}</option>
-        </select>
-      </label>
+      {compare ? (
+        <label>
+          <span>{t('range.compare')}</span>
+          <select
+            name="compare"
+            value={query.get('compare') ?? ''}
+            onChange={(event) => navigate(withQuery({ compare: event.currentTarget.value || null, cursor: null }))}
+          >
+            <option value="">{t('range.compareNone')}</option>
+            <option value="previous_period">{t('range.previous_period')}</option>
+            <option value="previous_year">{t('range.previous_year')}</option>
+          </select>
+        </label>
+      ) : null}
       {grain ? (
         <label>
           <span>{t('range.grain')}</span>

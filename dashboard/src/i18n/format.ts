@@ -8,12 +8,31 @@ export interface Formatter {
   percent(ratio: number, signed?: boolean): string;
   date(iso: string): string;
   dateTime(iso: string): string;
+  /** A calendar month (`YYYY-MM-DD`, its first day): "Nov 2025". */
+  month(iso: string): string;
+  /** Money and counts in short (compact) notation, "SAR 116K", where the full figure does not fit; other types as `value`. */
+  compact(value: unknown, type: string): string;
+  /** A change of a ratio in percentage points, signed: "+1.2 pt". */
+  points(ratioChange: number): string;
+  /** A file's size in bytes, kB, MB or GB, the unit's name in the language's grammar for the figure. */
+  bytes(count: number): string;
 }
 
 const LOCALES: Record<Lang, string> = { en: 'en-GB', ar: 'ar-SA' };
 
-export function formatter(lang: Lang, currency: string, timeZone: string): Formatter {
-  const locale = LOCALES[lang];
+/** The digits figures are written in: Arabic-Indic (٠١٢٣) or Western (0123). */
+export type NumberingSystem = 'arab' | 'latn';
+export const NUMBERING_SYSTEMS: readonly NumberingSystem[] = ['arab', 'latn'];
+
+/** The language's locale with its digits (`ar-SA-u-nu-latn`): every Intl format made with it writes them. */
+export function localeOf(lang: Lang, numbering: NumberingSystem): string {
+  return `${LOCALES[lang]}-u-nu-${numbering}`;
+}
+
+const BYTE_UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+
+export function formatter(lang: Lang, currency: string, timeZone: string, numbering: NumberingSystem): Formatter {
+  const locale = localeOf(lang, numbering);
   const moneyFormat = new Intl.NumberFormat(locale, { style: 'currency', currency });
   const digits = moneyFormat.resolvedOptions().maximumFractionDigits ?? 2;
   const numberFormat = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
@@ -28,6 +47,20 @@ export function formatter(lang: Lang, currency: string, timeZone: string): Forma
   const date = (iso: string) =>
     /^\d{4}-\d{2}-\d{2}$/.test(iso) ? dateFormat.format(new Date(`${iso}T00:00:00Z`)) : dateTimeFormat.format(new Date(iso));
   const dateTime = (iso: string) => dateTimeFormat.format(new Date(iso));
+  const monthFormat = new Intl.DateTimeFormat(locale, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+  const compactMoney = new Intl.NumberFormat(locale, { style: 'currency', currency, notation: 'compact', maximumFractionDigits: 1 });
+  const compactNumber = new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 });
+  const signedNumber = new Intl.NumberFormat(locale, { maximumFractionDigits: 1, signDisplay: 'exceptZero' });
+  const byteFormats = BYTE_UNITS.map(
+    (unit) =>
+      new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: unit === 'byte' ? 'long' : 'short', maximumFractionDigits: 1 }),
+  );
+  const bytes = (count: number) => {
+    let unit = 0;
+    let size = count;
+    for (; size >= 1000 && unit < BYTE_UNITS.length - 1; unit++) size /= 1000;
+    return byteFormats[unit].format(size);
+  };
   const duration = (seconds: number) => {
     if (seconds < 120) return translate(lang, 'unit.seconds', { n: number(seconds) });
     if (seconds < 7200) return translate(lang, 'unit.minutes', { n: number(seconds / 60) });
@@ -40,6 +73,13 @@ export function formatter(lang: Lang, currency: string, timeZone: string): Forma
     percent,
     date,
     dateTime,
+    month: (iso) => monthFormat.format(new Date(`${iso.slice(0, 10)}T00:00:00Z`)),
+    compact(value, type) {
+      if (typeof value !== 'number' || (type !== 'money' && type !== 'count')) return this.value(value, type);
+      return type === 'money' ? compactMoney.format(value / 10 ** digits) : compactNumber.format(value);
+    },
+    points: (ratioChange) => translate(lang, 'unit.points', { n: signedNumber.format(ratioChange * 100) }),
+    bytes,
     value(value, type) {
       if (value === null || value === undefined || value === '') return '—';
       if (typeof value === 'number') {
@@ -52,9 +92,4 @@ export function formatter(lang: Lang, currency: string, timeZone: string): Forma
       return String(value);
     },
   };
-}
-
-/** A lag in seconds as words: "3 min". */
-export function formatLag(lang: Lang, seconds: number): string {
-  return formatter(lang, 'USD', 'UTC').value(Math.max(0, Math.round(seconds)), 'duration');
 }

@@ -18,6 +18,9 @@ const insEn = {
   'ins.edit': 'Edit',
   'ins.builder.title': 'Report builder',
   'ins.builder.measures': 'Measures',
+  'ins.builder.findMeasure': 'Find a measure',
+  'ins.builder.measuresShown': 'Shown: {shown} of {all} · chosen: {chosen}',
+  'ins.builder.noMeasure': 'No measure matches “{search}”.',
   'ins.builder.dimensions': 'Split by (up to {max})',
   'ins.builder.dimensionN': 'Dimension {n}',
   'ins.builder.sort': 'Sort',
@@ -26,7 +29,6 @@ const insEn = {
   'ins.builder.sortAsc': '{measure}, smallest first',
   'ins.builder.limit': 'Top N rows (optional)',
   'ins.builder.run': 'Run',
-  'ins.builder.overLimit': 'This query has {rows} rows, over the {limit}-row limit of the screen.',
   'ins.builder.export': 'Export all rows as CSV',
   'ins.builder.exportHint': 'Export it instead: the file has every row, with no limit.',
   'ins.builder.save': 'Save as a report',
@@ -40,6 +42,12 @@ const insEn = {
   'ins.filters.remove': 'Remove filter',
   'ins.filters.removeOne': 'Remove filter {filter}',
   'ins.filters.active': 'Active filters',
+  'ins.filters.none': 'This report cannot be filtered.',
+  'ins.filters.unnamed': 'a chosen value',
+  'ins.filters.noMatch': 'No value of {dimension} is named “{value}”. Choose one of these:',
+  'ins.filters.nothingLike': 'No value of {dimension} is named “{value}” or close to it.',
+  'ins.filters.insteadOf': 'Choose a value of {dimension} in place of “{value}”:',
+  'ins.filters.choices': 'Values to choose from',
   'ins.op.in': 'is any of',
   'ins.op.not_in': 'is none of',
   'ins.op.contains': 'contains',
@@ -53,7 +61,6 @@ const insEn = {
   'ins.export.format': 'File format',
   'ins.export.start': 'Export',
   'ins.export.progress': 'Export progress',
-  'ins.export.rows': '{rows} of {total} rows',
   'ins.export.download': 'Download {name}',
   'ins.export.status.queued': 'Queued',
   'ins.export.status.running': 'Running',
@@ -122,6 +129,10 @@ const insEn = {
   'ins.settings.language': 'Language of delivered reports',
   'ins.settings.excludeTestOrders': 'Leave test orders out of every figure',
   'ins.settings.lateAfterHours': 'Grace before an order counts as late (hours)',
+  'ins.settings.lateAfterHoursHint':
+    'Hours after an order’s promised time before it counts as late. Empty or 0: late as soon as the promised time passes.',
+  'ins.settings.currencyHint': 'The store’s currency, set when the store was created: every figure is in it.',
+  'ins.settings.zoneName': '{zone} — {offset}, {name}',
   'ins.settings.saved': 'Settings saved.',
   'ins.settings.readOnly': 'You may read these settings but not change them.',
   'ins.exports.requested': 'Requested',
@@ -130,7 +141,6 @@ const insEn = {
   'ins.builder.saveCopy': 'Save as a new report',
   'ins.builder.updated': 'Saved changes to “{name}”.',
   'ins.builder.copyNeedsName': 'Give the new report a name of its own.',
-  'ins.funnel.sessions': '{count} sessions',
   'ins.funnel.ofPrevious': '{rate} of the step before',
   'ins.funnel.ofAll': '{rate} of all sessions',
   'ins.sched.destination': 'Destination',
@@ -168,6 +178,7 @@ const en = {
   'nav.connections': 'Connections',
   'nav.mappings': 'Mappings',
   'nav.flows': 'Flows',
+  'nav.menu': 'Menu',
   'nav.needsPlan': '{plan} plan',
   'top.language': 'Language',
   'top.signOut': 'Sign out',
@@ -176,6 +187,9 @@ const en = {
   'top.lag': '{lag} behind',
   'top.upToDate': 'up to date',
   'top.noStatus': 'Freshness unknown',
+  'top.digits': 'Digits',
+  'digits.arab': 'Arabic-Indic (٠١٢٣)',
+  'digits.latn': 'Western (0123)',
   'lang.en': 'English',
   'lang.ar': 'العربية',
   'signIn.title': 'Sign in to your store',
@@ -195,7 +209,6 @@ const en = {
   'support.reason': 'Reason: {reason}',
   'range.form': 'Date range',
   'range.label': 'Period',
-  'range.last': 'Last {days} days',
   'range.all': 'All time',
   'range.custom': 'Custom dates',
   'range.from': 'From',
@@ -224,6 +237,10 @@ const en = {
   'chart.compare': 'Compared period',
   'chart.label': 'Chart: {title}',
   'chart.top': 'Top {count} by {measure}',
+  'chart.byCohort': '{measure} by cohort and month since the first order',
+  'chart.byStep': '{measure} at each step',
+  'ins.cohorts.month': 'Month {n} after the first order',
+  'ins.cohorts.cell': '{rate}: {customers} of its {of} customers ordered',
   'table.caption': '{title}: rows',
   'table.sortBy': 'Sort by {column}',
   'table.empty': 'No rows in this period.',
@@ -272,6 +289,7 @@ const en = {
   'unit.minutes': '{n} min',
   'unit.hours': '{n} h',
   'unit.days': '{n} d',
+  'unit.points': '{n} pt',
   // The data hub's pages (dashboard/src/pages/data-hub).
   'hub.actions': 'Actions',
   'hub.create': 'Create',
@@ -412,6 +430,7 @@ const en = {
   'hub.flows.running': 'Scheduled runs on',
   'hub.flows.muted': 'Muted',
   'hub.flows.alerting': 'Alerts on',
+  'hub.flows.noRecipients': 'No alert recipients',
   'hub.flows.pause': 'Pause',
   'hub.flows.resume': 'Resume',
   'hub.flows.mute': 'Mute alerts',
@@ -436,7 +455,6 @@ const en = {
   'hub.runs.previewFirst': 'Preview the first 100 rows',
   'hub.runs.runNow': 'Run now',
   'hub.runs.previewTitle': 'Preview',
-  'hub.runs.previewOfFirst': 'Preview of the first {n} rows',
   'hub.runs.previewNote': 'Nothing was written. Each list shows its first rows.',
   'hub.runs.previewShort': 'preview',
   'hub.runs.trigger': 'Trigger',
@@ -445,11 +463,9 @@ const en = {
   'hub.runs.finished': 'Finished',
   'hub.runs.pending': 'The run is queued or running; this page updates by itself.',
   'hub.runs.refused': 'Refused by the shrink guard.',
-  'hub.runs.shrinkGuard':
-    'It would deactivate {would} of {active} active records ({percent}), more than the flow allows ({threshold}, or {count} records). Nothing was changed.',
   'hub.runs.override': 'Override once and run',
   'hub.runs.reason': 'Reason (recorded with your name)',
-  'hub.runs.overridden': 'Shrink guard lifted for this run to {percent}%: {reason}',
+  'hub.runs.overridden': 'Shrink guard lifted for this run to {percent}: {reason}',
   'hub.runs.rejected': 'Rejected rows',
   'hub.runs.created': 'Created',
   'hub.runs.deactivated': 'Deactivated',
@@ -469,7 +485,6 @@ const en = {
   'hub.files.nameHint': 'Letters, digits, dots, hyphens and underscores. A file of the same name is replaced.',
   'hub.files.upload': 'Upload',
   'hub.files.uploaded': 'Uploaded {name} ({size}).',
-  'hub.files.bytes': '{n} bytes',
   'hub.files.size': 'Size',
   'hub.files.modified': 'Modified',
   'hub.files.empty': 'No file in the drop yet.',
@@ -491,6 +506,9 @@ const insAr: Record<keyof typeof insEn, string> = {
   'ins.edit': 'تعديل',
   'ins.builder.title': 'منشئ التقارير',
   'ins.builder.measures': 'المقاييس',
+  'ins.builder.findMeasure': 'ابحث عن مقياس',
+  'ins.builder.measuresShown': 'المعروضة: {shown} من {all} · المختارة: {chosen}',
+  'ins.builder.noMeasure': 'لا مقياس يطابق «{search}».',
   'ins.builder.dimensions': 'التقسيم حسب (حتى {max})',
   'ins.builder.dimensionN': 'البُعد {n}',
   'ins.builder.sort': 'الترتيب',
@@ -499,7 +517,6 @@ const insAr: Record<keyof typeof insEn, string> = {
   'ins.builder.sortAsc': '{measure}، الأصغر أولًا',
   'ins.builder.limit': 'أعلى N صفًا (اختياري)',
   'ins.builder.run': 'تشغيل',
-  'ins.builder.overLimit': 'لهذا الاستعلام {rows} صفًا، أكثر من حد العرض البالغ {limit} صف.',
   'ins.builder.export': 'تصدير كل الصفوف بصيغة CSV',
   'ins.builder.exportHint': 'صدّره بدلًا من ذلك: يحوي الملف كل الصفوف بلا حد.',
   'ins.builder.save': 'حفظ كتقرير',
@@ -513,6 +530,12 @@ const insAr: Record<keyof typeof insEn, string> = {
   'ins.filters.remove': 'إزالة عامل التصفية',
   'ins.filters.removeOne': 'إزالة عامل التصفية {filter}',
   'ins.filters.active': 'عوامل التصفية المطبقة',
+  'ins.filters.none': 'لا يمكن تصفية هذا التقرير.',
+  'ins.filters.unnamed': 'قيمة مختارة',
+  'ins.filters.noMatch': 'لا قيمة في {dimension} باسم «{value}». اختر إحدى هذه القيم:',
+  'ins.filters.nothingLike': 'لا قيمة في {dimension} باسم «{value}» أو قريبة منه.',
+  'ins.filters.insteadOf': 'اختر قيمة من {dimension} بدلًا من «{value}»:',
+  'ins.filters.choices': 'قيم للاختيار منها',
   'ins.op.in': 'أيٌّ من',
   'ins.op.not_in': 'ليس أيًّا من',
   'ins.op.contains': 'يحتوي على',
@@ -526,7 +549,6 @@ const insAr: Record<keyof typeof insEn, string> = {
   'ins.export.format': 'صيغة الملف',
   'ins.export.start': 'تصدير',
   'ins.export.progress': 'تقدم التصدير',
-  'ins.export.rows': '{rows} من {total} صف',
   'ins.export.download': 'تنزيل {name}',
   'ins.export.status.queued': 'في الانتظار',
   'ins.export.status.running': 'قيد التنفيذ',
@@ -595,6 +617,9 @@ const insAr: Record<keyof typeof insEn, string> = {
   'ins.settings.language': 'لغة التقارير المرسلة',
   'ins.settings.excludeTestOrders': 'استبعاد الطلبات التجريبية من كل الأرقام',
   'ins.settings.lateAfterHours': 'مهلة قبل اعتبار الطلب متأخرًا (بالساعات)',
+  'ins.settings.lateAfterHoursHint': 'الساعات بعد الموعد الموعود للطلب قبل أن يُعدّ متأخرًا. فارغ أو 0: متأخر بمجرد مرور الموعد الموعود.',
+  'ins.settings.currencyHint': 'عملة المتجر، حُدِّدت عند إنشائه: كل الأرقام بها.',
+  'ins.settings.zoneName': '{zone} — {offset}، {name}',
   'ins.settings.saved': 'حُفظت الإعدادات.',
   'ins.settings.readOnly': 'يمكنك قراءة هذه الإعدادات دون تغييرها.',
   'ins.exports.requested': 'تاريخ الطلب',
@@ -603,7 +628,6 @@ const insAr: Record<keyof typeof insEn, string> = {
   'ins.builder.saveCopy': 'حفظ كتقرير جديد',
   'ins.builder.updated': 'حُفظت التغييرات في «{name}».',
   'ins.builder.copyNeedsName': 'أعطِ التقرير الجديد اسمًا خاصًا به.',
-  'ins.funnel.sessions': '{count} جلسة',
   'ins.funnel.ofPrevious': '{rate} من الخطوة السابقة',
   'ins.funnel.ofAll': '{rate} من كل الجلسات',
   'ins.sched.destination': 'الوجهة',
@@ -639,6 +663,7 @@ const ar: Record<MessageKey, string> = {
   'nav.dataHub': 'مركز البيانات',
   'nav.connections': 'الاتصالات',
   'nav.mappings': 'التعيينات',
+  'nav.menu': 'القائمة',
   'nav.flows': 'التدفقات',
   'nav.needsPlan': 'باقة {plan}',
   'top.language': 'اللغة',
@@ -648,6 +673,9 @@ const ar: Record<MessageKey, string> = {
   'top.lag': 'متأخرة {lag}',
   'top.upToDate': 'محدّثة',
   'top.noStatus': 'حداثة البيانات غير معروفة',
+  'top.digits': 'الأرقام',
+  'digits.arab': 'هندية (٠١٢٣)',
+  'digits.latn': 'غربية (0123)',
   'lang.en': 'English',
   'lang.ar': 'العربية',
   'signIn.title': 'سجّل الدخول إلى متجرك',
@@ -666,7 +694,6 @@ const ar: Record<MessageKey, string> = {
   'support.reason': 'السبب: {reason}',
   'range.form': 'نطاق التاريخ',
   'range.label': 'الفترة',
-  'range.last': 'آخر {days} يومًا',
   'range.all': 'كل الفترات',
   'range.custom': 'تواريخ مخصّصة',
   'range.from': 'من',
@@ -695,6 +722,10 @@ const ar: Record<MessageKey, string> = {
   'chart.compare': 'فترة المقارنة',
   'chart.label': 'رسم بياني: {title}',
   'chart.top': 'أعلى {count} حسب {measure}',
+  'chart.byCohort': '{measure} حسب الفوج والشهر منذ أول طلب',
+  'chart.byStep': '{measure} في كل خطوة',
+  'ins.cohorts.month': 'الشهر {n} بعد أول طلب',
+  'ins.cohorts.cell': '{rate}: طلب {customers} من عملائه البالغ عددهم {of}',
   'table.caption': '{title}: الصفوف',
   'table.sortBy': 'رتّب حسب {column}',
   'table.empty': 'لا صفوف في هذه الفترة.',
@@ -743,6 +774,7 @@ const ar: Record<MessageKey, string> = {
   'unit.minutes': '{n} د',
   'unit.hours': '{n} س',
   'unit.days': '{n} ي',
+  'unit.points': '{n} نقطة',
   // صفحات مركز البيانات (dashboard/src/pages/data-hub).
   'hub.actions': 'إجراءات',
   'hub.create': 'إنشاء',
@@ -882,6 +914,7 @@ const ar: Record<MessageKey, string> = {
   'hub.flows.running': 'التشغيل المجدول مفعّل',
   'hub.flows.muted': 'التنبيهات مكتومة',
   'hub.flows.alerting': 'التنبيهات مفعّلة',
+  'hub.flows.noRecipients': 'لا مستلمين للتنبيهات',
   'hub.flows.pause': 'إيقاف مؤقت',
   'hub.flows.resume': 'استئناف',
   'hub.flows.mute': 'اكتم التنبيهات',
@@ -906,7 +939,6 @@ const ar: Record<MessageKey, string> = {
   'hub.runs.previewFirst': 'عاين أول 100 صف',
   'hub.runs.runNow': 'شغّل الآن',
   'hub.runs.previewTitle': 'معاينة',
-  'hub.runs.previewOfFirst': 'معاينة أول {n} صف',
   'hub.runs.previewNote': 'لم يُكتب شيء. تعرض كل قائمة صفوفها الأولى.',
   'hub.runs.previewShort': 'معاينة',
   'hub.runs.trigger': 'المُشغِّل',
@@ -915,11 +947,9 @@ const ar: Record<MessageKey, string> = {
   'hub.runs.finished': 'الانتهاء',
   'hub.runs.pending': 'التشغيل في الانتظار أو قيد التنفيذ؛ تتحدّث هذه الصفحة تلقائيًا.',
   'hub.runs.refused': 'رفضته حماية التقلّص.',
-  'hub.runs.shrinkGuard':
-    'كان سيعطّل {would} من {active} سجلًا نشطًا ({percent})، أكثر مما يسمح به التدفق ({threshold}، أو {count} سجلًا). لم يتغير شيء.',
   'hub.runs.override': 'تجاوز مرة واحدة وشغّل',
   'hub.runs.reason': 'السبب (يُسجَّل مع اسمك)',
-  'hub.runs.overridden': 'رُفعت حماية التقلّص لهذا التشغيل إلى {percent}%: {reason}',
+  'hub.runs.overridden': 'رُفعت حماية التقلّص لهذا التشغيل إلى {percent}: {reason}',
   'hub.runs.rejected': 'الصفوف المرفوضة',
   'hub.runs.created': 'المُنشأة',
   'hub.runs.deactivated': 'المعطّلة',
@@ -939,7 +969,6 @@ const ar: Record<MessageKey, string> = {
   'hub.files.nameHint': 'حروف لاتينية وأرقام ونقاط وشرطات وشرطات سفلية. يُستبدل الملف الذي يحمل الاسم نفسه.',
   'hub.files.upload': 'ارفع',
   'hub.files.uploaded': 'رُفع {name} ({size}).',
-  'hub.files.bytes': '{n} بايت',
   'hub.files.size': 'الحجم',
   'hub.files.modified': 'آخر تعديل',
   'hub.files.empty': 'لا ملفات في مجلد المنصة بعد.',
@@ -949,6 +978,128 @@ export type Lang = 'en' | 'ar';
 export const LANGS: readonly Lang[] = ['en', 'ar'];
 export const MESSAGES: Record<Lang, Record<MessageKey, string>> = { en, ar };
 
+/**
+ * Messages about a count: a form for each plural category of the language, as `Intl.PluralRules` picks it
+ * for the count. English has one and other; Arabic six: zero, one, two, few (3–10, 103–110…), many
+ * (11–99, 111…) and other (100, 101, 102…). `{count}` is the count, written in the member's digits.
+ */
+type EnglishForms = Record<'one' | 'other', string>;
+type ArabicForms = Record<'zero' | 'one' | 'two' | 'few' | 'many' | 'other', string>;
+
+const countsEn = {
+  'range.last': { one: 'Last day', other: 'Last {count} days' },
+  'ins.builder.overLimit': {
+    one: 'This query has {count} row, over the {limit}-row limit of the screen.',
+    other: 'This query has {count} rows, over the {limit}-row limit of the screen.',
+  },
+  'ins.export.rows': { one: '{count} row of {total}', other: '{count} rows of {total}' },
+  'ins.funnel.sessions': { one: '{count} session', other: '{count} sessions' },
+  'hub.runs.previewOfFirst': { one: 'Preview of the first row', other: 'Preview of the first {count} rows' },
+  'hub.runs.shrinkGuard': {
+    one: 'It would deactivate {would} of {count} active record ({percent}), more than the flow allows ({threshold}, or {limit}). Nothing was changed.',
+    other:
+      'It would deactivate {would} of {count} active records ({percent}), more than the flow allows ({threshold}, or {limit}). Nothing was changed.',
+  },
+  'hub.runs.records': { one: '{count} record', other: '{count} records' },
+} satisfies Record<string, EnglishForms>;
+
+export type CountKey = keyof typeof countsEn;
+
+const countsAr: Record<CountKey, ArabicForms> = {
+  'range.last': {
+    zero: 'آخر {count} يوم',
+    one: 'آخر يوم',
+    two: 'آخر يومين',
+    few: 'آخر {count} أيام',
+    many: 'آخر {count} يومًا',
+    other: 'آخر {count} يوم',
+  },
+  'ins.builder.overLimit': {
+    zero: 'لهذا الاستعلام {count} صف، أكثر من حد العرض البالغ {limit}.',
+    one: 'لهذا الاستعلام صف واحد، أكثر من حد العرض البالغ {limit}.',
+    two: 'لهذا الاستعلام صفان، أكثر من حد العرض البالغ {limit}.',
+    few: 'لهذا الاستعلام {count} صفوف، أكثر من حد العرض البالغ {limit}.',
+    many: 'لهذا الاستعلام {count} صفًا، أكثر من حد العرض البالغ {limit}.',
+    other: 'لهذا الاستعلام {count} صف، أكثر من حد العرض البالغ {limit}.',
+  },
+  'ins.export.rows': {
+    zero: '{count} صف من {total}',
+    one: 'صف واحد من {total}',
+    two: 'صفان من {total}',
+    few: '{count} صفوف من {total}',
+    many: '{count} صفًا من {total}',
+    other: '{count} صف من {total}',
+  },
+  'ins.funnel.sessions': {
+    zero: '{count} جلسة',
+    one: 'جلسة واحدة',
+    two: 'جلستان',
+    few: '{count} جلسات',
+    many: '{count} جلسة',
+    other: '{count} جلسة',
+  },
+  'hub.runs.previewOfFirst': {
+    zero: 'معاينة أول {count} صف',
+    one: 'معاينة الصف الأول',
+    two: 'معاينة أول صفين',
+    few: 'معاينة أول {count} صفوف',
+    many: 'معاينة أول {count} صفًا',
+    other: 'معاينة أول {count} صف',
+  },
+  'hub.runs.shrinkGuard': {
+    zero: 'كان سيعطّل {would} من {count} سجل نشط ({percent})، أكثر مما يسمح به التدفق ({threshold}، أو {limit}). لم يتغير شيء.',
+    one: 'كان سيعطّل {would} من سجل نشط واحد ({percent})، أكثر مما يسمح به التدفق ({threshold}، أو {limit}). لم يتغير شيء.',
+    two: 'كان سيعطّل {would} من سجلين نشطين ({percent})، أكثر مما يسمح به التدفق ({threshold}، أو {limit}). لم يتغير شيء.',
+    few: 'كان سيعطّل {would} من {count} سجلات نشطة ({percent})، أكثر مما يسمح به التدفق ({threshold}، أو {limit}). لم يتغير شيء.',
+    many: 'كان سيعطّل {would} من {count} سجلًا نشطًا ({percent})، أكثر مما يسمح به التدفق ({threshold}، أو {limit}). لم يتغير شيء.',
+    other: 'كان سيعطّل {would} من {count} سجل نشط ({percent})، أكثر مما يسمح به التدفق ({threshold}، أو {limit}). لم يتغير شيء.',
+  },
+  'hub.runs.records': {
+    zero: '{count} سجل',
+    one: 'سجل واحد',
+    two: 'سجلان',
+    few: '{count} سجلات',
+    many: '{count} سجلًا',
+    other: '{count} سجل',
+  },
+};
+
+const COUNTS: Record<Lang, Record<CountKey, Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }>> = {
+  en: countsEn,
+  ar: countsAr,
+};
+const PLURAL_RULES: Record<Lang, Intl.PluralRules> = { en: new Intl.PluralRules('en'), ar: new Intl.PluralRules('ar') };
+
+/** Letters that run the other way than the language's sentences: Latin (or any non-Arabic script) in Arabic, Arabic or Hebrew in English. */
+const FOREIGN_LETTERS: Record<Lang, RegExp> = {
+  en: /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}]/u,
+  ar: /(?!\p{Script=Arabic})\p{L}/u,
+};
+
+/**
+ * `{name}` placeholders filled with `params`. A value holding letters of the other direction (a SKU or file
+ * name in an Arabic sentence, an Arabic name in an English one) is wrapped in Unicode isolates (FSI … PDI),
+ * so that it reads as one piece and cannot pull the sentence's words or punctuation out of order.
+ */
+function fill(lang: Lang, text: string, params: Record<string, string | number>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    if (!(name in params)) return whole;
+    const value = String(params[name]);
+    return FOREIGN_LETTERS[lang].test(value) ? `\u2068${value}\u2069` : value;
+  });
+}
+
 export function translate(lang: Lang, key: MessageKey, params: Record<string, string | number> = {}): string {
-  return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+  return fill(lang, MESSAGES[lang][key], params);
+}
+
+/** The form of a count's message that the language's plural rules pick for `count`; `params.count` is the count as written. */
+export function translateCount(
+  lang: Lang,
+  key: CountKey,
+  count: number,
+  params: Record<string, string | number> & { count: string },
+): string {
+  const forms = COUNTS[lang][key];
+  return fill(lang, forms[PLURAL_RULES[lang].select(count)] ?? forms.other, params);
 }

@@ -60,10 +60,17 @@ async function problemOf(response: Response): Promise<Problem> {
     : { ...NETWORK, status: response.status, code: 'unexpected' };
 }
 
+/**
+ * Whether the session's readable cookie is set. It lives exactly as long as the access cookie (a staff
+ * sign-in's 15 minutes, or a support session), so without it there is no access token to present.
+ */
+export const hasAccessCookie = (): boolean => csrfToken() !== undefined;
+
 /** One refresh at a time, whatever the number of calls that found their token expired. */
-function refresh(): Promise<boolean> {
+export function refresh(): Promise<boolean> {
   refreshing ??= send('POST', '/admin/auth/refresh', {})
-    .then((response) => response.ok)
+    // Its body (no tokens: they are cookies) is read to the end all the same, so that the request ends with it.
+    .then((response) => response.arrayBuffer().then(() => response.ok))
     .catch(() => false)
     .finally(() => setTimeout(() => (refreshing = null), 0));
   return refreshing;

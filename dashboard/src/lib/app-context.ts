@@ -1,12 +1,14 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Formatter } from '../i18n/format.js';
-import type { Lang, MessageKey } from '../i18n/messages.js';
+import type { CountKey, Lang, MessageKey } from '../i18n/messages.js';
 import type { Me } from './types.js';
 
 export interface AppContext {
   lang: Lang;
   t: (key: MessageKey, params?: Record<string, string | number>) => string;
+  /** A count's message in the form the language's plural rules pick for `count`, the count written as `fmt.number` writes it. */
+  tn: (key: CountKey, count: number, params?: Record<string, string | number>) => string;
   fmt: Formatter;
   me: Me;
   /** Write controls are offered only to a signed-in staff member (a support session reads only). */

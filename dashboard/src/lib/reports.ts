@@ -43,6 +43,13 @@ export const AREA_PLAN: Record<ReportEntry['area'], string> = {
   behaviour: 'pro',
 };
 
+/**
+ * Whether a report's page shows figures over the range that a compared range and a grain change (its line
+ * or ranked bars, its totals): not a heat map of cohorts by month, the funnel's steps or the list of
+ * products not selling, each a shape of its own, where neither is offered.
+ */
+export const showsOverTime = (entry: ReportEntry) => entry.chart === 'line' || entry.chart === 'bar';
+
 export const reportTitle = (name: string) => `report.${name}` as MessageKey;
 export const findReport = (name: string) => REPORTS.find((report) => report.name === name);
 

@@ -21,7 +21,11 @@ export interface Column {
   type: 'money' | 'count' | 'ratio' | 'duration' | 'text' | 'date';
   label_en: string;
   label_ar: string;
+  /** A measure's: whether a rise is good news, bad news or neither (dimensions carry none). */
+  direction?: Direction;
 }
+
+export type Direction = 'higher_is_better' | 'lower_is_better' | 'neutral';
 
 export type Row = Record<string, unknown> & { labels?: Record<string, { en: string; ar: string }> };
 
@@ -38,6 +42,8 @@ export interface ReportResponse {
   rows: Row[];
   nextCursor: string | null;
   dataAsOf: string | null;
+  /** The dimensions the report can be filtered by. */
+  filterable: string[];
 }
 
 /** Insights catalogue, builder, saved reports, exports, schedules and settings (contract section 8). */
@@ -53,6 +59,8 @@ export interface CatalogueItem {
   builder?: boolean;
   filterable?: boolean;
   operators?: string[];
+  /** A measure's: whether a rise is good news, bad news or neither. */
+  direction?: Direction;
 }
 
 export interface DimensionValue {

@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Change } from '../components/Change.js';
 import { Chart } from '../components/Chart.js';
 import { ProblemView } from '../components/Problem.js';
@@ -9,6 +9,50 @@ import { useLoad } from '../lib/load.js';
 import { lineOption, sparklineOption } from './chart-options.js';
 
 const HEADLINES = ['net_sales', 'total_sales', 'orders', 'average_order_value', 'customers', 'returning_customer_rate'];
+
+let measuring: CanvasRenderingContext2D | null = null;
+
+/** The width `text` takes in `element`'s font. */
+function textWidth(element: HTMLElement, text: string): number {
+  measuring ??= document.createElement('canvas').getContext('2d');
+  if (!measuring) return 0;
+  const style = getComputedStyle(element);
+  measuring.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  return measuring.measureText(text).width;
+}
+
+/**
+ * A headline figure that never runs past its card: in full where it fits, else in compact notation
+ * ("SAR 116.1K"), the full figure on hover (`title`) and for screen readers; checked again as the card's
+ * width changes.
+ */
+function HeadlineFigure({ value, type }: { value: unknown; type: string }) {
+  const { fmt } = useApp();
+  const full = fmt.value(value, type);
+  const compact = fmt.compact(value, type);
+  const element = useRef<HTMLParagraphElement>(null);
+  const [fits, setFits] = useState(true);
+  useLayoutEffect(() => {
+    const figure = element.current!;
+    const check = () => setFits(textWidth(figure, full) <= figure.clientWidth);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(figure);
+    return () => observer.disconnect();
+  }, [full]);
+  if (fits || compact === full)
+    return (
+      <p class="figure" ref={element}>
+        {full}
+      </p>
+    );
+  return (
+    <p class="figure" ref={element} title={full} data-compact>
+      <span aria-hidden="true">{compact}</span>
+      <span class="visually-hidden">{full}</span>
+    </p>
+  );
+}
 
 /** Insights overview: headline figures with their change against the compared range, sparklines and the trend. */
 export function Overview({ query }: { query: URLSearchParams }) {
@@ -26,7 +70,7 @@ export function Overview({ query }: { query: URLSearchParams }) {
     <section aria-labelledby="page-title" aria-busy={loading}>
       <h1 id="page-title">{t('overview.title')}</h1>
       <RangePicker query={query} range={data?.range} compareRange={data?.compareRange} key={query.toString()} />
-      {error ? <ProblemView error={error} lang={lang} /> : null}
+      {error ? <ProblemView error={error} lang={lang} fields /> : null}
       {!data && !error ? <p role="status">{t('app.loading')}</p> : null}
       {data ? (
         <>
@@ -38,10 +82,10 @@ export function Overview({ query }: { query: URLSearchParams }) {
               return (
                 <li class="card" key={column.name} data-measure={column.name}>
                   <h3>{label}</h3>
-                  <p class="figure">{fmt.value(value, column.type)}</p>
+                  <HeadlineFigure value={value} type={column.type} />
                   <p class="card-change">
                     {data.compareTotals ? (
-                      <Change measure={column.name} value={value} before={data.compareTotals[column.name]} type={column.type} />
+                      <Change value={value} before={data.compareTotals[column.name]} type={column.type} direction={column.direction} />
                     ) : (
                       <span class="delta">{t('overview.noCompare')}</span>
                     )}

@@ -269,7 +269,7 @@ function DropFiles({ connectionId }: { connectionId: string }) {
           {errors.rest}
           {uploaded ? (
             <p role="status" data-uploaded={uploaded.name}>
-              {t('hub.files.uploaded', { name: uploaded.name, size: t('hub.files.bytes', { n: fmt.number(uploaded.bytes) }) })}
+              {t('hub.files.uploaded', { name: uploaded.name, size: fmt.bytes(uploaded.bytes) })}
             </p>
           ) : null}
         </form>
@@ -287,7 +287,7 @@ function DropFiles({ connectionId }: { connectionId: string }) {
               </code>
             ),
           },
-          { header: t('hub.files.size'), numeric: true, cell: (dropFile) => t('hub.files.bytes', { n: fmt.number(dropFile.bytes) }) },
+          { header: t('hub.files.size'), numeric: true, cell: (dropFile) => fmt.bytes(dropFile.bytes) },
           { header: t('hub.files.modified'), cell: (dropFile) => fmt.dateTime(dropFile.modifiedAt) },
         ]}
         rows={files.data?.items}

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
 import { Field, useFieldErrors } from '../../components/fields.js';
-import { useApp } from '../../lib/app-context.js';
+import { pick, useApp } from '../../lib/app-context.js';
 import { getAll, useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { FlowRuns } from './Runs.js';
-import { FORMULA_SAFETY, type Connection, type Flow, type Mapping } from './types.js';
+import { FORMULA_SAFETY, type Connection, type Flow, type Mapping, type Structure } from './types.js';
 import { ErrorView, HUB, HubLink, hubPost, hubPut, StatusBadge, useAction } from './ui.js';
 
 export function FlowsList() {
@@ -30,12 +30,17 @@ export function FlowsList() {
             header: t('hub.field.fileTemplate'),
             cell: (flow) => <code dir="ltr">{flow.fileTemplate}</code>,
           },
-          { header: t('hub.flows.nextRunAt'), cell: (flow) => (flow.nextRunAt ? fmt.dateTime(flow.nextRunAt) : '—') },
+          {
+            header: t('hub.flows.nextRunAt'),
+            cell: (flow) => (!flow.schedule ? t('hub.flows.noSchedule') : flow.nextRunAt ? fmt.dateTime(flow.nextRunAt) : '—'),
+          },
           { header: t('hub.flows.lastRun'), cell: (flow) => <LastRun flow={flow} /> },
           {
             header: t('hub.flows.state'),
             cell: (flow) =>
-              [flow.paused ? t('hub.flows.paused') : null, flow.muted ? t('hub.flows.muted') : null].filter(Boolean).join(' · ') || '—',
+              (flow.schedule &&
+                [flow.paused ? t('hub.flows.paused') : null, flow.muted ? t('hub.flows.muted') : null].filter(Boolean).join(' · ')) ||
+              '—',
           },
         ]}
         rows={list.data?.items}
@@ -85,27 +90,44 @@ export function FlowPage({ id }: { id: string }) {
       <h1 id="page-title">{flow.name}</h1>
       <dl class="facts">
         <div>
-          <dt>{t('hub.flows.nextRunAt')}</dt>
-          <dd>{flow.nextRunAt ? fmt.dateTime(flow.nextRunAt) : '—'}</dd>
+          <dt>{t('hub.field.direction')}</dt>
+          <dd>{t(`hub.direction.${flow.direction}`)}</dd>
         </div>
         <div>
           <dt>{t('hub.field.schedule')}</dt>
-          <dd dir="ltr">{flow.schedule ? `${flow.schedule.cron} (${flow.schedule.timezone})` : t('hub.flows.noSchedule')}</dd>
+          <dd data-schedule>
+            {flow.schedule ? (
+              <code dir="ltr">
+                {flow.schedule.cron} ({flow.schedule.timezone})
+              </code>
+            ) : (
+              t('hub.flows.noSchedule')
+            )}
+          </dd>
         </div>
+        {flow.schedule ? (
+          <>
+            <div>
+              <dt>{t('hub.flows.nextRunAt')}</dt>
+              <dd>{flow.nextRunAt ? fmt.dateTime(flow.nextRunAt) : '—'}</dd>
+            </div>
+            <div>
+              <dt>{t('hub.flows.state')}</dt>
+              <dd data-flow-state>
+                {flow.paused ? t('hub.flows.paused') : t('hub.flows.running')} ·{' '}
+                {flow.muted ? t('hub.flows.muted') : flow.alertRecipients.length ? t('hub.flows.alerting') : t('hub.flows.noRecipients')}
+              </dd>
+            </div>
+          </>
+        ) : null}
         {flow.direction === 'export' ? (
           <div>
             <dt>{t('hub.field.formulaSafety')}</dt>
             <dd data-formula-safety={flow.formulaSafety}>{t(`hub.formulaSafety.${flow.formulaSafety}`)}</dd>
           </div>
         ) : null}
-        <div>
-          <dt>{t('hub.flows.state')}</dt>
-          <dd data-flow-state>
-            {flow.paused ? t('hub.flows.paused') : t('hub.flows.running')} · {flow.muted ? t('hub.flows.muted') : t('hub.flows.alerting')}
-          </dd>
-        </div>
       </dl>
-      {write ? (
+      {write && flow.schedule ? (
         <div class="actions">
           <button
             type="button"
@@ -128,7 +150,11 @@ export function FlowPage({ id }: { id: string }) {
   );
 }
 
-/** The form's controls, named by the API fields they send (a refusal's errors name the same fields). */
+/**
+ * The form's controls, named by the API fields they send (a refusal's errors name the same fields). Alerts
+ * are about scheduled runs: their recipients are asked for a scheduled flow, and the delay after which a
+ * file that did not come is a missing run for a scheduled import; a form without them leaves them as they are.
+ */
 const FLOW_CONTROLS = [
   'name',
   'connectionId',
@@ -147,10 +173,11 @@ const FLOW_CONTROLS = [
 ];
 
 function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => void }) {
-  const { t, me } = useApp();
+  const { t, lang, me } = useApp();
   // Every connection and mapping of the store, whatever their number: a flow may use any of them.
   const connections = useLoad<Connection[]>(`${HUB}/connections`, getAll);
   const mappings = useLoad<Mapping[]>(`${HUB}/mappings`, getAll);
+  const structures = useLoad<{ items: Structure[] }>(`${HUB}/structures`);
   const [mappingId, setMappingId] = useState(flow?.mappingId ?? '');
   const [scheduled, setScheduled] = useState(!!flow?.schedule);
   const [saved, setSaved] = useState(false);
@@ -159,6 +186,10 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
   const mapping = mappings.data?.find((item) => item.id === mappingId);
   // Formula safety is what an export writes: an import's form leaves it as it is.
   const exporting = (mapping?.direction ?? flow?.direction) === 'export';
+  const structureLabel = (name: string) => {
+    const structure = structures.data?.items.find((item) => item.name === name);
+    return structure ? pick(lang, structure, 'label') : name;
+  };
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -173,10 +204,14 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
       mode: text('mode'),
       ...(exporting ? { formulaSafety: text('formulaSafety') } : {}),
       schedule: scheduled ? { cron: text('schedule.cron'), timezone: text('schedule.timezone') } : null,
-      missingAfterMinutes: Number(text('missingAfterMinutes')),
-      alertRecipients: text('alertRecipients')
-        .split(/[\s,;]+/)
-        .filter(Boolean),
+      ...(scheduled && !exporting ? { missingAfterMinutes: Number(text('missingAfterMinutes')) } : {}),
+      ...(scheduled
+        ? {
+            alertRecipients: text('alertRecipients')
+              .split(/[\s,;]+/)
+              .filter(Boolean),
+          }
+        : {}),
       shrinkGuard: {
         maxDeactivatePercent: Number(text('shrinkGuard.maxDeactivatePercent')),
         maxDeactivateCount: Number(text('shrinkGuard.maxDeactivateCount')),
@@ -196,7 +231,7 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
   return (
     <form class="hub-form" ref={errors.formRef} onSubmit={submit} aria-labelledby={flow ? 'flow-form-title' : 'page-title'}>
       {flow ? <h2 id="flow-form-title">{t('hub.flows.edit')}</h2> : null}
-      <ErrorView error={connections.error ?? mappings.error} />
+      <ErrorView error={connections.error ?? mappings.error ?? structures.error} />
       <Field label={t('hub.field.name')} name="name" errors={errors}>
         {(control) => <input {...control} required maxLength={120} defaultValue={flow?.name ?? ''} />}
       </Field>
@@ -222,7 +257,7 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
             <option value="">—</option>
             {(mappings.data ?? []).map((item) => (
               <option value={item.id} key={item.id}>
-                {item.name} ({item.structure}, {t(`hub.direction.${item.direction}`)})
+                {item.name} ({structureLabel(item.structure)}, {t(`hub.direction.${item.direction}`)})
               </option>
             ))}
           </select>
@@ -291,16 +326,18 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
             <Field label={t('hub.flows.timezone')} name="schedule.timezone" errors={errors}>
               {(control) => <input {...control} required dir="ltr" defaultValue={flow?.schedule?.timezone ?? me.store.timezone} />}
             </Field>
+            {exporting ? null : (
+              <Field label={t('hub.flows.missingAfter')} name="missingAfterMinutes" errors={errors}>
+                {(control) => (
+                  <input {...control} type="number" min={1} max={10080} required defaultValue={String(flow?.missingAfterMinutes ?? 60)} />
+                )}
+              </Field>
+            )}
+            <Field label={t('hub.flows.recipients')} name="alertRecipients" errors={errors} hint={t('hub.flows.recipientsHint')}>
+              {(control) => <input {...control} dir="ltr" defaultValue={(flow?.alertRecipients ?? []).join(', ')} />}
+            </Field>
           </>
         ) : null}
-        <Field label={t('hub.flows.missingAfter')} name="missingAfterMinutes" errors={errors}>
-          {(control) => (
-            <input {...control} type="number" min={1} max={10080} required defaultValue={String(flow?.missingAfterMinutes ?? 60)} />
-          )}
-        </Field>
-        <Field label={t('hub.flows.recipients')} name="alertRecipients" errors={errors} hint={t('hub.flows.recipientsHint')}>
-          {(control) => <input {...control} dir="ltr" defaultValue={(flow?.alertRecipients ?? []).join(', ')} />}
-        </Field>
       </fieldset>
       <fieldset>
         <legend>{t('hub.flows.shrinkGuard')}</legend>

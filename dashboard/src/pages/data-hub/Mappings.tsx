@@ -10,8 +10,13 @@ import type { Connection, Mapping, MappingField, Structure, Transform, Transform
 import { ErrorView, HUB, HubLink, hubPost, hubPut, useAction } from './ui.js';
 
 export function MappingsList() {
-  const { t, can, canWrite, fmt } = useApp();
+  const { t, lang, can, canWrite, fmt } = useApp();
   const list = usePaged<Mapping>(`${HUB}/mappings`);
+  const structures = useLoad<{ items: Structure[] }>(`${HUB}/structures`);
+  const structureLabel = (name: string) => {
+    const structure = structures.data?.items.find((item) => item.name === name);
+    return structure ? pick(lang, structure, 'label') : name;
+  };
   return (
     <section aria-labelledby="page-title" class="hub">
       <div class="page-head">
@@ -26,7 +31,7 @@ export function MappingsList() {
         label={t('nav.mappings')}
         columns={[
           { header: t('hub.field.name'), cell: (mapping) => <HubLink to={`/data-hub/mappings/${mapping.id}`}>{mapping.name}</HubLink> },
-          { header: t('hub.field.structure'), cell: (mapping) => mapping.structure },
+          { header: t('hub.field.structure'), cell: (mapping) => structureLabel(mapping.structure) },
           { header: t('hub.field.direction'), cell: (mapping) => t(`hub.direction.${mapping.direction}`) },
           { header: t('hub.mappings.version'), numeric: true, cell: (mapping) => fmt.number(mapping.version) },
           { header: t('hub.field.updatedAt'), cell: (mapping) => fmt.dateTime(mapping.updatedAt) },
@@ -35,7 +40,7 @@ export function MappingsList() {
         rowKey={(mapping) => mapping.id}
         rowData={(mapping) => ({ 'data-mapping': mapping.name })}
         empty={t('hub.mappings.empty')}
-        error={list.error}
+        error={list.error ?? structures.error}
         paging={list}
       />
     </section>
@@ -185,7 +190,7 @@ export function MappingEditor({ id }: { id: string }) {
             <select value={structureName} disabled={!!mapping} onChange={(event) => setStructureName(event.currentTarget.value)}>
               {(structures.data?.items ?? []).map((item) => (
                 <option value={item.name} key={item.name}>
-                  {item.name}
+                  {pick(lang, item, 'label')} ({item.name})
                 </option>
               ))}
             </select>
@@ -239,65 +244,72 @@ export function MappingEditor({ id }: { id: string }) {
             </datalist>
           </fieldset>
         ) : null}
-        <table class="hub-table mapping-rows">
-          <caption>{direction === 'import' ? t('hub.mappings.importCaption') : t('hub.mappings.exportCaption')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('hub.mappings.structureField')}</th>
-              <th scope="col">{direction === 'import' ? t('hub.mappings.sourceColumn') : t('hub.mappings.targetColumn')}</th>
-              <th scope="col">{t('hub.mappings.transforms')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row, index) => {
-              const field = structure?.fields.find((item) => item.name === row.field);
-              const control = columnControl(row.field);
-              return (
-                <tr key={row.field} data-field={row.field}>
-                  <th scope="row">
-                    <code>{row.field}</code>
-                    {field?.required && direction === 'import' ? (
-                      <abbr class="required" title={t('hub.required')}>
-                        {' '}
-                        *
-                      </abbr>
-                    ) : null}
-                    <span class="hint" id={`desc-${row.field}`}>
-                      {field ? pick(lang, field, 'description') : ''} ({field?.type})
-                    </span>
-                  </th>
-                  <td>
-                    <input
-                      {...errors.control(control, `desc-${row.field}`)}
-                      value={row.column}
-                      dir="ltr"
-                      disabled={!write}
-                      list={direction === 'import' ? 'source-fields' : undefined}
-                      aria-label={t(direction === 'import' ? 'hub.mappings.sourceFor' : 'hub.mappings.columnFor', { field: row.field })}
-                      required={!!field?.required && direction === 'import'}
-                      onInput={(event) => {
-                        const value = event.currentTarget.value;
-                        setRows((current) => current.map((item, at) => (at === index ? { ...item, column: value } : item)));
-                      }}
-                    />
-                    {errors.messages(control)}
-                  </td>
-                  <td>
-                    <TransformSteps
-                      field={row.field}
-                      steps={row.transforms}
-                      transforms={transformList}
-                      disabled={!write}
-                      onChange={(steps) =>
-                        setRows((current) => current.map((item, at) => (at === index ? { ...item, transforms: steps } : item)))
-                      }
-                    />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="mapping-rows-caption">
+          <table class="hub-table mapping-rows">
+            <caption id="mapping-rows-caption">
+              {direction === 'import' ? t('hub.mappings.importCaption') : t('hub.mappings.exportCaption')}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('hub.mappings.structureField')}</th>
+                <th scope="col">{direction === 'import' ? t('hub.mappings.sourceColumn') : t('hub.mappings.targetColumn')}</th>
+                <th scope="col">{t('hub.mappings.transforms')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row, index) => {
+                const field = structure?.fields.find((item) => item.name === row.field);
+                const fieldLabel = field ? pick(lang, field, 'label') : row.field;
+                const control = columnControl(row.field);
+                return (
+                  <tr key={row.field} data-field={row.field}>
+                    <th scope="row">
+                      <span class="field-label">{fieldLabel}</span>
+                      {field?.required && direction === 'import' ? (
+                        <abbr class="required" title={t('hub.required')}>
+                          {' '}
+                          *
+                        </abbr>
+                      ) : null}{' '}
+                      <code class="identifier">{row.field}</code>
+                      <span class="hint" id={`desc-${row.field}`}>
+                        {field ? pick(lang, field, 'description') : ''} ({field?.type})
+                      </span>
+                    </th>
+                    <td>
+                      <input
+                        {...errors.control(control, `desc-${row.field}`)}
+                        value={row.column}
+                        dir="ltr"
+                        disabled={!write}
+                        list={direction === 'import' ? 'source-fields' : undefined}
+                        aria-label={t(direction === 'import' ? 'hub.mappings.sourceFor' : 'hub.mappings.columnFor', { field: fieldLabel })}
+                        required={!!field?.required && direction === 'import'}
+                        onInput={(event) => {
+                          const value = event.currentTarget.value;
+                          setRows((current) => current.map((item, at) => (at === index ? { ...item, column: value } : item)));
+                        }}
+                      />
+                      {errors.messages(control)}
+                    </td>
+                    <td>
+                      <TransformSteps
+                        field={row.field}
+                        fieldLabel={fieldLabel}
+                        steps={row.transforms}
+                        transforms={transformList}
+                        disabled={!write}
+                        onChange={(steps) =>
+                          setRows((current) => current.map((item, at) => (at === index ? { ...item, transforms: steps } : item)))
+                        }
+                      />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
         <ErrorView error={action.error} />
         {errors.rest}
         {saved ? <p role="status">{t('hub.saved')}</p> : null}
@@ -341,7 +353,7 @@ function Versions({
           {
             header: t('hub.field.updatedAt'),
             cell: (version) =>
-              `${fmt.dateTime(version.createdAt)}${version.restoredFrom ? ` · ${t('hub.mappings.restoredFrom', { version: version.restoredFrom })}` : ''}`,
+              `${fmt.dateTime(version.createdAt)}${version.restoredFrom ? ` · ${t('hub.mappings.restoredFrom', { version: fmt.number(version.restoredFrom) })}` : ''}`,
           },
           { header: t('hub.mappings.fieldCount'), numeric: true, cell: (version) => fmt.number(version.fields.length) },
           {
@@ -351,7 +363,7 @@ function Versions({
                 t('hub.mappings.currentShort')
               ) : onRestore ? (
                 <button type="button" data-write onClick={() => onRestore(version.version)}>
-                  {t('hub.mappings.restore', { version: version.version })}
+                  {t('hub.mappings.restore', { version: fmt.number(version.version) })}
                 </button>
               ) : null,
           },

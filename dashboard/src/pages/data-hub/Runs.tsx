@@ -3,7 +3,7 @@ import { DataTable } from '../../components/DataTable.js';
 import { useApp } from '../../lib/app-context.js';
 import { useLoad, usePaged, useReloadWhile, type Paging } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
-import { COUNTS, type Flow, type RecordRow, type RejectedRow, type Run } from './types.js';
+import { RUN_COUNTS, type Flow, type RecordRow, type RejectedRow, type Run } from './types.js';
 import { Counts, ErrorView, HUB, HubLink, hubPost, StatusBadge, useAction, useBilingual } from './ui.js';
 
 /** How often a run still queued or running is asked about again. */
@@ -13,10 +13,11 @@ const isPending = (run: Run) => run.status === 'queued' || run.status === 'runni
 
 /**
  * A flow's runs, with Preview (whole file, or its first 100 rows) and Run now. The list follows what they
- * start: it is read again after each, and every 2 s while one of its runs is queued or running.
+ * start: it is read again after each, and every 2 s while one of its runs is queued or running. A run
+ * started after a preview takes its place: the preview's panel goes.
  */
 export function FlowRuns({ flow }: { flow: Flow }) {
-  const { t, can, canWrite, fmt } = useApp();
+  const { t, tn, can, canWrite, fmt } = useApp();
   const runs = usePaged<Run>(`${HUB}/flows/${flow.id}/runs`, 20);
   const [preview, setPreview] = useState<Run | null>(null);
   const [started, setStarted] = useState<Run | null>(null);
@@ -27,8 +28,8 @@ export function FlowRuns({ flow }: { flow: Flow }) {
   const start = (body: Record<string, unknown>) =>
     action.run(async () => {
       const run = await hubPost<Run>(`/flows/${flow.id}/runs`, body);
-      if (run.preview) setPreview(run);
-      else setStarted(run);
+      setPreview(run.preview ? run : null);
+      setStarted(run.preview ? null : run);
       runs.reload();
     });
   return (
@@ -56,11 +57,9 @@ export function FlowRuns({ flow }: { flow: Flow }) {
       ) : null}
       {preview ? (
         <section aria-labelledby="preview-title" class="preview" data-preview>
-          <h3 id="preview-title">
-            {preview.firstRows ? t('hub.runs.previewOfFirst', { n: fmt.number(preview.firstRows) }) : t('hub.runs.previewTitle')}
-          </h3>
+          <h3 id="preview-title">{preview.firstRows ? tn('hub.runs.previewOfFirst', preview.firstRows) : t('hub.runs.previewTitle')}</h3>
           <p class="hint">{t('hub.runs.previewNote')}</p>
-          <RunSummary run={preview} />
+          <RunSummary run={preview} direction={flow.direction} />
           <RejectedTable rows={preview.rows?.rejected ?? []} />
           <RecordTable title={t('hub.runs.created')} rows={preview.rows?.created ?? []} name="created" />
           <RecordTable title={t('hub.runs.deactivated')} rows={preview.rows?.deactivated ?? []} name="deactivated" />
@@ -84,12 +83,12 @@ export function FlowRuns({ flow }: { flow: Flow }) {
             ),
           },
           { header: t('hub.runs.trigger'), cell: (run) => t(`hub.trigger.${run.trigger}`) },
-          ...COUNTS.map((count) => ({
+          ...RUN_COUNTS[flow.direction].map((count) => ({
             header: t(`hub.count.${count}`),
             numeric: true,
             cell: (run: Run) => fmt.number(run.counts?.[count] ?? 0),
           })),
-          { header: t('hub.runs.file'), cell: (run) => <span dir="ltr">{run.file?.name ?? '—'}</span> },
+          { header: t('hub.runs.file'), cell: (run) => <bdi>{run.file?.name ?? '—'}</bdi> },
           { header: t('hub.runs.started'), cell: (run) => (run.startedAt ? fmt.dateTime(run.startedAt) : '—') },
           { header: t('hub.runs.finished'), cell: (run) => (run.finishedAt ? fmt.dateTime(run.finishedAt) : '—') },
         ]}
@@ -105,8 +104,16 @@ export function FlowRuns({ flow }: { flow: Flow }) {
 }
 
 /** Counts, file, the shrink guard's refusal explained, the error. */
-function RunSummary({ run, onOverride }: { run: Run; onOverride?: (maxDeactivatePercent: number, reason: string) => void }) {
-  const { t, fmt } = useApp();
+function RunSummary({
+  run,
+  direction,
+  onOverride,
+}: {
+  run: Run;
+  direction: Flow['direction'];
+  onOverride?: (maxDeactivatePercent: number, reason: string) => void;
+}) {
+  const { t, tn, fmt } = useApp();
   const bilingual = useBilingual();
   const [percent, setPercent] = useState('');
   const [reason, setReason] = useState('');
@@ -115,13 +122,13 @@ function RunSummary({ run, onOverride }: { run: Run; onOverride?: (maxDeactivate
       <p>
         <StatusBadge status={run.status} /> {t(`hub.trigger.${run.trigger}`)}
         {run.file ? (
-          <span dir="ltr">
+          <>
             {' '}
-            · {run.file.name} ({t('hub.files.bytes', { n: fmt.number(run.file.bytes) })})
-          </span>
+            · <bdi>{run.file.name}</bdi> ({fmt.bytes(run.file.bytes)})
+          </>
         ) : null}
       </p>
-      <Counts run={run} />
+      <Counts run={run} direction={direction} />
       {run.formulaSafety ? (
         <p data-formula-safety={run.formulaSafety}>
           {t('hub.field.formulaSafety')}: {t(`hub.formulaSafety.${run.formulaSafety}`)}
@@ -131,12 +138,11 @@ function RunSummary({ run, onOverride }: { run: Run; onOverride?: (maxDeactivate
         <div class="refusal" role="alert" data-refusal={run.refusal.code}>
           <p>
             <strong>{t('hub.runs.refused')}</strong>{' '}
-            {t('hub.runs.shrinkGuard', {
+            {tn('hub.runs.shrinkGuard', run.refusal.activeRecords, {
               would: fmt.number(run.refusal.wouldDeactivate),
-              active: fmt.number(run.refusal.activeRecords),
               percent: fmt.percent(run.refusal.percent / 100),
               threshold: fmt.percent(run.refusal.threshold.maxDeactivatePercent / 100),
-              count: fmt.number(run.refusal.threshold.maxDeactivateCount),
+              limit: tn('hub.runs.records', run.refusal.threshold.maxDeactivateCount),
             })}
           </p>
           <p>{bilingual(run.refusal)}</p>
@@ -171,7 +177,9 @@ function RunSummary({ run, onOverride }: { run: Run; onOverride?: (maxDeactivate
           ) : null}
         </div>
       ) : null}
-      {run.override ? <p>{t('hub.runs.overridden', { percent: run.override.maxDeactivatePercent, reason: run.override.reason })}</p> : null}
+      {run.override ? (
+        <p>{t('hub.runs.overridden', { percent: fmt.percent(run.override.maxDeactivatePercent / 100), reason: run.override.reason })}</p>
+      ) : null}
       {run.error ? (
         <div class="problem" role="alert" data-code={run.error.code}>
           <p>{bilingual(run.error)}</p>
@@ -181,17 +189,28 @@ function RunSummary({ run, onOverride }: { run: Run; onOverride?: (maxDeactivate
   );
 }
 
-function valuesText(values: unknown): string {
-  if (values && typeof values === 'object')
-    return Object.entries(values as Record<string, unknown>)
-      .map(([key, value]) => `${key}: ${value === null || value === undefined ? '' : String(value)}`)
-      .join(' · ');
-  return values === null || values === undefined ? '' : String(values);
+const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
+
+/**
+ * A rejected row's values, each name and value isolated: a Latin column name or value beside Arabic ones
+ * (or the other way round) keeps its place, and "name: value" reads in the page's direction.
+ */
+function RowValues({ values }: { values: unknown }) {
+  if (!values || typeof values !== 'object') return <bdi>{text(values)}</bdi>;
+  return (
+    <ul class="row-values">
+      {Object.entries(values as Record<string, unknown>).map(([name, value]) => (
+        <li key={name} data-value={name}>
+          <bdi>{name}</bdi>: <bdi>{text(value)}</bdi>
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 /** A run's rejected rows: a preview's first ones, or a run's page by page (`paging`). */
 function RejectedTable({ rows, paging, error }: { rows: RejectedRow[] | undefined; paging?: Paging; error?: unknown }) {
-  const { t, fmt } = useApp();
+  const { t, lang, fmt } = useApp();
   const bilingual = useBilingual();
   return (
     <section aria-labelledby="rejected-title" data-list="rejected">
@@ -200,14 +219,22 @@ function RejectedTable({ rows, paging, error }: { rows: RejectedRow[] | undefine
         label={t('hub.runs.rejected')}
         columns={[
           { header: t('hub.runs.line'), numeric: true, cell: (row) => (row.line === null ? '—' : fmt.number(row.line)) },
-          { header: t('hub.runs.values'), cell: (row) => <span dir="auto">{valuesText(row.values)}</span> },
+          { header: t('hub.runs.values'), cell: (row) => <RowValues values={row.values} /> },
           {
             header: t('hub.runs.reasons'),
             cell: (row) => (
               <ul class="reasons">
                 {row.errors.map((error, at) => (
                   <li key={at} data-reason={error.code}>
-                    <code>{error.field}</code>: {bilingual(error)}
+                    {error.field ? (
+                      <>
+                        <bdi>
+                          <code>{error.field}</code>
+                        </bdi>
+                        :{' '}
+                      </>
+                    ) : null}
+                    <bdi dir={lang === 'ar' ? 'rtl' : 'ltr'}>{bilingual(error)}</bdi>
                   </li>
                 ))}
               </ul>
@@ -246,7 +273,7 @@ function RecordTable({
       <DataTable
         label={title}
         columns={[
-          { header: t('hub.runs.key'), cell: (row) => <span dir="auto">{row.key ?? '—'}</span> },
+          { header: t('hub.runs.key'), cell: (row) => <bdi>{row.key ?? '—'}</bdi> },
           {
             header: t('hub.runs.recordId'),
             cell: (row) => <code dir="ltr">{row.recordId ?? '—'}</code>,
@@ -268,13 +295,15 @@ export function RunPage({ id }: { id: string }) {
   const loaded = useLoad<Run>(`${HUB}/runs/${id}`);
   const action = useAction();
   const run = loaded.data;
+  // The run's flow: its direction says which counts the run has.
+  const flow = useLoad<Flow>(run ? `${HUB}/flows/${run.flowId}` : null);
   const pending = run ? isPending(run) : false;
   useReloadWhile(loaded, pending, POLL_MS);
   const listed = run && !pending;
   const rejected = usePaged<RejectedRow>(listed ? `${HUB}/runs/${id}/rejected` : null);
   const created = usePaged<RecordRow>(listed ? `${HUB}/runs/${id}/created` : null);
   const deactivated = usePaged<RecordRow>(listed ? `${HUB}/runs/${id}/deactivated` : null);
-  if (!run) return <ErrorView error={loaded.error} />;
+  if (!run || !flow.data) return <ErrorView error={loaded.error ?? flow.error} />;
   const override =
     canWrite && can('data.flows.manage') && run.refusal?.code === 'shrink_guard'
       ? (maxDeactivatePercent: number, reason: string) =>
@@ -290,7 +319,7 @@ export function RunPage({ id }: { id: string }) {
       </p>
       <h1 id="page-title">{t('hub.runs.runTitle')}</h1>
       {pending ? <p role="status">{t('hub.runs.pending')}</p> : null}
-      <RunSummary run={run} onOverride={override} />
+      <RunSummary run={run} direction={flow.data.direction} onOverride={override} />
       <ErrorView error={action.error} />
       {pending ? null : (
         <>

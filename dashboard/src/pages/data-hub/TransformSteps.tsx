@@ -1,19 +1,23 @@
 import { useState } from 'preact/hooks';
 import { pick, useApp } from '../../lib/app-context.js';
-import type { JsonSchema, Transform, TransformStep } from './types.js';
+import type { ComponentChildren } from 'preact';
+import type { JsonSchema, Labelled, Transform, TransformStep } from './types.js';
 
 /**
  * A field's transforms, in order, each with inputs for its args driven by the transform's JSON schema:
  * text, integer / number, true/false, a choice (enum), and an object of strings as key / value rows (map_values).
+ * Transforms and args are named by their labels, their identifiers beside them as secondary text.
  */
 export function TransformSteps({
   field,
+  fieldLabel,
   steps,
   transforms,
   disabled,
   onChange,
 }: {
   field: string;
+  fieldLabel: string;
   steps: TransformStep[];
   transforms: Transform[];
   disabled: boolean;
@@ -27,15 +31,17 @@ export function TransformSteps({
       <ol>
         {steps.map((step, index) => {
           const transform = transforms.find((item) => item.name === step.name);
+          const label = transform ? pick(lang, transform, 'label') : step.name;
           return (
             <li key={`${index}-${step.name}`} data-transform={step.name}>
               <div class="step-head">
-                <strong title={transform ? pick(lang, transform, 'description') : undefined}>{step.name}</strong>
+                <strong title={transform ? pick(lang, transform, 'description') : undefined}>{label}</strong>
+                <code class="identifier">{step.name}</code>
                 {disabled ? null : (
                   <button
                     type="button"
                     class="small"
-                    aria-label={t('hub.transforms.remove', { name: step.name, field })}
+                    aria-label={t('hub.transforms.remove', { name: label, field: fieldLabel })}
                     onClick={() => onChange(steps.filter((_, at) => at !== index))}
                   >
                     ×
@@ -46,6 +52,7 @@ export function TransformSteps({
                 <Args
                   id={`${field}-${index}`}
                   schema={transform.args}
+                  labels={transform.argLabels}
                   args={step.args ?? {}}
                   disabled={disabled}
                   onChange={(args) => change(index, Object.keys(args).length ? { name: step.name, args } : { name: step.name })}
@@ -59,13 +66,13 @@ export function TransformSteps({
         <div class="add-step">
           <select
             value={adding}
-            aria-label={t('hub.transforms.choose', { field })}
+            aria-label={t('hub.transforms.choose', { field: fieldLabel })}
             onChange={(event) => setAdding(event.currentTarget.value)}
           >
             <option value="">{t('hub.transforms.none')}</option>
             {transforms.map((transform) => (
               <option value={transform.name} key={transform.name} title={pick(lang, transform, 'description')}>
-                {transform.name}
+                {pick(lang, transform, 'label')} ({transform.name})
               </option>
             ))}
           </select>
@@ -73,7 +80,7 @@ export function TransformSteps({
             type="button"
             class="small"
             disabled={!adding}
-            aria-label={t('hub.transforms.addTo', { field })}
+            aria-label={t('hub.transforms.addTo', { field: fieldLabel })}
             onClick={() => {
               onChange([...steps, { name: adding }]);
               setAdding('');
@@ -92,17 +99,19 @@ const typesOf = (schema: JsonSchema): string[] => (Array.isArray(schema.type) ? 
 function Args({
   id,
   schema,
+  labels,
   args,
   disabled,
   onChange,
 }: {
   id: string;
   schema: JsonSchema;
+  labels: Record<string, Labelled>;
   args: Record<string, unknown>;
   disabled: boolean;
   onChange: (args: Record<string, unknown>) => void;
 }) {
-  const { t } = useApp();
+  const { t, lang } = useApp();
   const set = (name: string, value: unknown) => {
     const next = { ...args };
     if (value === undefined || value === '') delete next[name];
@@ -113,7 +122,12 @@ function Args({
     <div class="args">
       {Object.entries(schema.properties ?? {}).map(([name, property]) => {
         const types = typesOf(property);
-        const label = `${name}${schema.required?.includes(name) ? ' *' : ''}`;
+        const label = (
+          <>
+            {labels[name] ? pick(lang, labels[name], 'label') : name}
+            {schema.required?.includes(name) ? ' *' : ''} <code class="identifier">{name}</code>
+          </>
+        );
         const inputId = `arg-${id}-${name}`;
         const value = args[name];
         if (property.enum)
@@ -218,12 +232,12 @@ function KeyValues({
   disabled,
   onChange,
 }: {
-  label: string;
+  label: ComponentChildren;
   value: Record<string, unknown>;
   disabled: boolean;
   onChange: (map: Record<string, unknown>) => void;
 }) {
-  const { t } = useApp();
+  const { t, fmt } = useApp();
   const [pairs, setPairs] = useState<[string, string][]>(() => {
     const entries = Object.entries(value).map(([key, item]) => [key, String(item)] as [string, string]);
     return entries.length ? entries : [['', '']];
@@ -238,7 +252,7 @@ function KeyValues({
       {pairs.map(([key, item], index) => (
         <div class="pair" key={index}>
           <input
-            aria-label={t('hub.transforms.key', { n: index + 1 })}
+            aria-label={t('hub.transforms.key', { n: fmt.number(index + 1) })}
             dir="auto"
             disabled={disabled}
             value={key}
@@ -246,7 +260,7 @@ function KeyValues({
           />
           <span aria-hidden="true">→</span>
           <input
-            aria-label={t('hub.transforms.value', { n: index + 1 })}
+            aria-label={t('hub.transforms.value', { n: fmt.number(index + 1) })}
             dir="auto"
             disabled={disabled}
             value={item}

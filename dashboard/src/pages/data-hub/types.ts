@@ -20,14 +20,20 @@ export interface Connection {
   hostKey: { algorithm: string; fingerprint: string; pinnedAt: string } | null;
 }
 
-export interface StructureField {
+/** What the merchant reads for a structure, a field, a transform or an arg, beside its identifier (`name`). */
+export interface Labelled {
+  label_en: string;
+  label_ar: string;
+}
+
+export interface StructureField extends Labelled {
   name: string;
   type: string;
   required: boolean;
   description_en: string;
   description_ar: string;
 }
-export interface Structure {
+export interface Structure extends Labelled {
   name: string;
   directions: ('import' | 'export')[];
   key: string;
@@ -43,9 +49,11 @@ export interface JsonSchema {
   items?: JsonSchema;
   default?: unknown;
 }
-export interface Transform {
+export interface Transform extends Labelled {
   name: string;
   args: JsonSchema;
+  /** The label of each arg, by its name in `args.properties`. */
+  argLabels: Record<string, Labelled>;
   description_en: string;
   description_ar: string;
 }
@@ -96,6 +104,12 @@ export interface Flow {
 }
 
 export const COUNTS = ['read', 'created', 'changed', 'unchanged', 'deactivated', 'rejected', 'sent'] as const;
+export type Count = (typeof COUNTS)[number];
+/** The counts a run of each direction has: an import's records, an export's rows sent. */
+export const RUN_COUNTS: Record<Flow['direction'], readonly Count[]> = {
+  import: ['read', 'created', 'changed', 'unchanged', 'deactivated', 'rejected'],
+  export: ['read', 'rejected', 'sent'],
+};
 
 export interface RejectedRow {
   line: number | null;
@@ -114,7 +128,7 @@ export interface Run {
   trigger: 'manual' | 'schedule';
   preview: boolean;
   status: 'queued' | 'running' | 'succeeded' | 'failed' | 'refused' | 'missing';
-  counts: Partial<Record<(typeof COUNTS)[number], number>> | null;
+  counts: Partial<Record<Count, number>> | null;
   file: { name: string; bytes: number; sha256: string | null } | null;
   firstRows?: number | null;
   mappingVersion: number | null;

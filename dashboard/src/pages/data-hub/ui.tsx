@@ -5,7 +5,7 @@ import type { MessageKey } from '../../i18n/messages.js';
 import { api } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { navigate } from '../../lib/router.js';
-import { COUNTS, type Bilingual, type Run } from './types.js';
+import { RUN_COUNTS, type Bilingual, type Flow, type Run } from './types.js';
 
 /** A link inside the app: a real href (new tab works), client-side navigation on a plain click. */
 export function HubLink({
@@ -76,12 +76,12 @@ export function StatusBadge({ status }: { status: string }) {
   );
 }
 
-/** A run's counts as a definition list. */
-export function Counts({ run }: { run: Run }) {
+/** A run's counts as a definition list: those its flow's direction has. */
+export function Counts({ run, direction }: { run: Run; direction: Flow['direction'] }) {
   const { t, fmt } = useApp();
   return (
     <dl class="counts" data-counts>
-      {COUNTS.map((count) => (
+      {RUN_COUNTS[direction].map((count) => (
         <div key={count} data-count={count}>
           <dt>{t(`hub.count.${count}`)}</dt>
           <dd>{fmt.number(run.counts?.[count] ?? 0)}</dd>

@@ -8,7 +8,7 @@ import { pick, useApp } from '../../lib/app-context.js';
 import { useLoad } from '../../lib/load.js';
 import type { BuilderFilter, BuilderQuery, CatalogueItem, InsightsExport, ReportResponse, SavedReport } from '../../lib/types.js';
 import { ResultView } from './ReportView.js';
-import { ExportProgress, ValueSearch, useCatalogue } from './shared.js';
+import { ExportProgress, ValueSearch, fold, useCatalogue } from './shared.js';
 
 const OPERATORS = ['in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'between', 'is_set', 'is_not_set'];
 const MAX_DIMENSIONS = 3;
@@ -65,6 +65,73 @@ export function Builder({ query }: { query: URLSearchParams }) {
   return <BuilderForm query={query} cat={cat} opened={opened.data} key={savedId ?? ''} />;
 }
 
+/**
+ * Every measure the builder takes, grouped by area, all in view, with a search of their names and
+ * descriptions (in either language) that narrows the groups; chosen measures stay in view whatever the search.
+ */
+function MeasurePicker({
+  measures,
+  chosen,
+  onChange,
+}: {
+  measures: CatalogueItem[];
+  chosen: string[];
+  onChange: (chosen: string[]) => void;
+}) {
+  const { t, lang, fmt } = useApp();
+  const [search, setSearch] = useState('');
+  const wanted = fold(search);
+  const shown = measures.filter(
+    (measure) =>
+      chosen.includes(measure.name) ||
+      [measure.label_en, measure.label_ar, measure.description_en, measure.description_ar].some((text) => fold(text).includes(wanted)),
+  );
+  const areas = [...new Set(measures.map((measure) => measure.area))];
+  return (
+    <>
+      <div class="ins-measure-search">
+        <label>
+          <span>{t('ins.builder.findMeasure')}</span>
+          <input type="search" name="measure-search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} />
+        </label>
+        <p class="hint" aria-live="polite">
+          {t('ins.builder.measuresShown', {
+            shown: fmt.number(shown.length),
+            all: fmt.number(measures.length),
+            chosen: fmt.number(chosen.length),
+          })}
+        </p>
+      </div>
+      {areas.map((area) => {
+        const inArea = shown.filter((measure) => measure.area === area);
+        if (inArea.length === 0) return null;
+        return (
+          <fieldset class="ins-measure-area" key={area} data-area={area}>
+            <legend>{t(`area.${area}` as MessageKey)}</legend>
+            <div class="ins-checks">
+              {inArea.map((measure) => (
+                <label key={measure.name} title={pick(lang, measure, 'description')}>
+                  <input
+                    type="checkbox"
+                    name="measure"
+                    value={measure.name}
+                    checked={chosen.includes(measure.name)}
+                    onChange={(event) =>
+                      onChange(event.currentTarget.checked ? [...chosen, measure.name] : chosen.filter((name) => name !== measure.name))
+                    }
+                  />
+                  <span>{pick(lang, measure, 'label')}</span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        );
+      })}
+      {shown.length === 0 ? <p>{t('ins.builder.noMeasure', { search: search.trim() })}</p> : null}
+    </>
+  );
+}
+
 /** The builder's form, filled in from `opened` when a saved builder report is opened in it. */
 function BuilderForm({
   query,
@@ -75,7 +142,7 @@ function BuilderForm({
   cat: { measures: CatalogueItem[]; dimensions: CatalogueItem[] };
   opened: SavedReport | null;
 }) {
-  const { t, lang, fmt, can, canWrite, entitled } = useApp();
+  const { t, tn, lang, fmt, can, canWrite, entitled } = useApp();
   const initial = opened && 'builder' in opened.definition ? opened.definition.builder : null;
   const [measures, setMeasures] = useState<string[]>(initial?.measures ?? ['net_sales']);
   const [dimensions, setDimensions] = useState<string[]>(
@@ -154,24 +221,7 @@ function BuilderForm({
       <RangePicker query={query} grain={false} key={query.toString()} />
       <form class="ins-form ins-builder" ref={errors.formRef} onSubmit={run} aria-label={title}>
         <FieldGroup class="ins-measures" legend={t('ins.builder.measures')} name="measures" errors={errors}>
-          <div class="ins-checks">
-            {builderMeasures.map((measure) => (
-              <label key={measure.name} title={pick(lang, measure, 'description')}>
-                <input
-                  type="checkbox"
-                  name="measure"
-                  value={measure.name}
-                  checked={measures.includes(measure.name)}
-                  onChange={(event) =>
-                    setMeasures(
-                      event.currentTarget.checked ? [...measures, measure.name] : measures.filter((name) => name !== measure.name),
-                    )
-                  }
-                />
-                <span>{pick(lang, measure, 'label')}</span>
-              </label>
-            ))}
-          </div>
+          <MeasurePicker measures={builderMeasures} chosen={measures} onChange={setMeasures} />
         </FieldGroup>
         <FieldGroup legend={t('ins.builder.dimensions', { max: fmt.number(MAX_DIMENSIONS) })} name="dimensions" errors={errors}>
           {dimensions.map((value, index) => (
@@ -283,8 +333,7 @@ function BuilderForm({
       {overLimit ? (
         <div class="problem ins-over-limit" role="alert" data-code="over_row_limit">
           <p>
-            {t('ins.builder.overLimit', {
-              rows: fmt.number(Number(overLimit.rowCount ?? 0)),
+            {tn('ins.builder.overLimit', Number(overLimit.rowCount ?? 0), {
               limit: fmt.number(Number(overLimit.rowLimit ?? 5000)),
             })}
           </p>

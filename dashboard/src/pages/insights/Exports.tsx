@@ -6,7 +6,7 @@ import type { InsightsExport } from '../../lib/types.js';
 
 /** The store's exports, newest first and page by page, with their progress (polled while any runs) and download links. */
 export function Exports() {
-  const { t, lang, fmt } = useApp();
+  const { t, tn, lang, fmt } = useApp();
   const list = usePaged<InsightsExport>('/admin/insights/exports');
   useReloadWhile(list, Boolean(list.data?.items.some((item) => item.status === 'queued' || item.status === 'running')));
   return (
@@ -34,8 +34,7 @@ export function Exports() {
             cell: (item) => (
               <>
                 <progress max={100} value={item.progress.percent ?? 0} aria-label={t('ins.export.progress')} />{' '}
-                {t('ins.export.rows', {
-                  rows: fmt.number(item.progress.rows),
+                {tn('ins.export.rows', item.progress.rows, {
                   total: item.progress.totalRows === null ? '…' : fmt.number(item.progress.totalRows),
                 })}
               </>

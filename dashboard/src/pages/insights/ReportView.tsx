@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { Change } from '../../components/Change.js';
 import { Chart } from '../../components/Chart.js';
 import { DataTable } from '../../components/DataTable.js';
@@ -7,6 +7,9 @@ import type { Paging } from '../../lib/load.js';
 import { chartKindOf } from '../../lib/reports.js';
 import type { Column, ReportResponse, Row } from '../../lib/types.js';
 import { barOption, cohortHeatmapOption, funnelOption, lineOption } from '../chart-options.js';
+
+/** Dimensions whose values are months, given as their first day. */
+const MONTHS = new Set(['month', 'cohort']);
 
 /** Rows of an answer shown at once; the member pages through the rest. */
 const RESULT_PAGE_ROWS = 100;
@@ -24,7 +27,8 @@ function seriesMeasures(data: ReportResponse): Column[] {
 
 /**
  * The chart that suits an answer (`chartKindOf`): a line over its series, bars of `ranked` (the measure the
- * rows are sorted by) for its rows, the cohorts' heat map or the funnel's steps; none for a table.
+ * rows are sorted by) for its rows, the cohorts' heat map or the funnel's steps; none for a table. Its
+ * heading names what it measures.
  */
 export function ReportChart({ data, title, ranked }: { data: ReportResponse; title: string; ranked?: Column }) {
   const { t, lang, fmt } = useApp();
@@ -32,36 +36,54 @@ export function ReportChart({ data, title, ranked }: { data: ReportResponse; tit
     const dimensions = data.columns.filter((column) => column.kind === 'dimension');
     const measure = ranked ?? data.columns.find((column) => column.kind === 'measure');
     const names = dimensions.map((column) => column.name);
+    const labelOf = (name: string) => {
+      const column = data.columns.find((entry) => entry.name === name);
+      return column ? pick(lang, column, 'label') : name;
+    };
     switch (chartKindOf(data.report, names)) {
-      case 'line':
-        return data.series.length > 0 && seriesMeasures(data).length > 0
-          ? { option: lineOption(data, seriesMeasures(data).slice(0, 2), lang, fmt, t) }
+      case 'line': {
+        const measures = seriesMeasures(data).slice(0, 2);
+        return data.series.length > 0 && measures.length > 0
+          ? {
+              option: lineOption(data, measures, lang, fmt, t),
+              heading: t('overview.trend', { measure: measures.map((column) => pick(lang, column, 'label')).join(' · ') }),
+            }
           : null;
+      }
       case 'bar':
         return dimensions.length > 0 && measure && data.rows.length > 0
           ? {
               option: barOption(data.rows, dimensions, measure, lang, fmt),
-              region: t('chart.top', { count: fmt.number(Math.min(15, data.rows.length)), measure: pick(lang, measure, 'label') }),
-              subject: `${title} · ${pick(lang, measure, 'label')}`,
+              heading: t('chart.top', { count: fmt.number(Math.min(15, data.rows.length)), measure: pick(lang, measure, 'label') }),
             }
           : null;
       case 'heatmap':
         return data.rows.length > 0
           ? {
-              option: cohortHeatmapOption(data.rows, lang, fmt),
-              height: Math.max(240, 28 * new Set(data.rows.map((row) => row.cohort)).size + 96),
+              option: cohortHeatmapOption(data.rows, data.columns, lang, fmt, t),
+              heading: t('chart.byCohort', { measure: labelOf('retention_rate') }),
+              height: Math.max(240, 28 * new Set(data.rows.map((row) => row.cohort)).size + 120),
             }
           : null;
       case 'funnel':
-        return data.rows.length > 0 ? { option: funnelOption(data.rows, lang, fmt, t) } : null;
+        return data.rows.length > 0
+          ? { option: funnelOption(data.rows, lang, fmt, t), heading: t('chart.byStep', { measure: labelOf('step_sessions') }) }
+          : null;
       case 'table':
         return null;
     }
-  }, [data, ranked, lang, title]);
+  }, [data, ranked, lang]);
+  const heading = useId();
   if (!chart) return null;
   return (
-    <section class="panel" aria-label={chart.region ?? title}>
-      <Chart rtl={lang === 'ar'} label={t('chart.label', { title: chart.subject ?? title })} height={chart.height} option={chart.option} />
+    <section class="panel" aria-labelledby={heading}>
+      <h2 id={heading}>{chart.heading}</h2>
+      <Chart
+        rtl={lang === 'ar'}
+        label={t('chart.label', { title: `${title} · ${chart.heading}` })}
+        height={chart.height}
+        option={chart.option}
+      />
     </section>
   );
 }
@@ -81,10 +103,10 @@ export function Totals({ data }: { data: ReportResponse }) {
             {typeof data.compareTotals?.[column.name] === 'number' ? (
               <dd>
                 <Change
-                  measure={column.name}
                   value={data.totals[column.name]}
                   before={data.compareTotals[column.name]}
                   type={column.type}
+                  direction={column.direction}
                 />
               </dd>
             ) : null}
@@ -134,7 +156,12 @@ export function ReportTable({
           return {
             header: pick(lang, column, 'label'),
             numeric: column.kind === 'measure',
-            cell: (row: Row) => (row.labels?.[column.name] ? row.labels[column.name][lang] : fmt.value(row[column.name], column.type)),
+            cell: (row: Row) => {
+              if (row.labels?.[column.name]) return row.labels[column.name][lang];
+              const value = row[column.name];
+              // A month (a cohort, the builder's month) is named as one: "Nov 2025", not its first day.
+              return MONTHS.has(column.name) && typeof value === 'string' ? fmt.month(value) : fmt.value(value, column.type);
+            },
             sort:
               column.kind === 'measure' && (sortable?.includes(column.name) ?? true)
                 ? { order, toggle: () => onSort(order === 'descending' ? column.name : `-${column.name}`) }
@@ -159,10 +186,11 @@ function sortRows(rows: Row[], sort: string): Row[] {
 }
 
 /**
- * A builder or saved report's answer, which holds all its rows (up to 5,000): its chart, totals and table,
- * sorted and paged here, without asking the service again.
+ * An answer that holds all its rows (a builder or saved report's, up to 5,000; the cohorts' whole triangle):
+ * its chart, totals and table, sorted (by `sortable`'s measures when given) and paged here, without asking
+ * the service again.
  */
-export function ResultView({ data, title }: { data: ReportResponse; title: string }) {
+export function ResultView({ data, title, sortable }: { data: ReportResponse; title: string; sortable?: readonly string[] }) {
   const [sort, setSort] = useState('');
   const [page, setPage] = useState(0);
   useEffect(() => {
@@ -181,6 +209,7 @@ export function ResultView({ data, title }: { data: ReportResponse; title: strin
         columns={data.columns}
         rows={sorted.rows.slice(page * RESULT_PAGE_ROWS, (page + 1) * RESULT_PAGE_ROWS)}
         sort={sort}
+        sortable={sortable}
         onSort={(next) => {
           setSort(next);
           setPage(0);

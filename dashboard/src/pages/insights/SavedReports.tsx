@@ -139,7 +139,7 @@ export function SavedReportRun({ id }: { id: string }) {
     <section aria-labelledby="page-title" aria-busy={run.loading} data-page="saved-report">
       <h1 id="page-title">{title}</h1>
       {saved.error ? <ProblemView error={saved.error} lang={lang} /> : null}
-      {run.error ? <ProblemView error={run.error} lang={lang} /> : null}
+      {run.error ? <ProblemView error={run.error} lang={lang} fields /> : null}
       {!run.data && !run.error ? <p role="status">{t('app.loading')}</p> : null}
       <div class="ins-row">
         {saved.data ? <OpenInBuilder saved={saved.data} /> : null}

@@ -1,13 +1,50 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Field, useFieldErrors } from '../../components/fields.js';
 import { ProblemView } from '../../components/Problem.js';
-import type { MessageKey } from '../../i18n/messages.js';
+import type { Lang, MessageKey } from '../../i18n/messages.js';
 import { api } from '../../lib/api.js';
-import { useApp } from '../../lib/app-context.js';
+import { useApp, type AppContext } from '../../lib/app-context.js';
 import type { InsightsSettings } from '../../lib/types.js';
 import { useLoad } from '../../lib/load.js';
 
-const SETTINGS_CONTROLS = ['timezone', 'weekStartsOn', 'lateAfterHours'];
+const SETTINGS_CONTROLS = ['timezone', 'currency', 'weekStartsOn', 'lateAfterHours'];
+const LOCALES: Record<Lang, string> = { en: 'en-GB', ar: 'ar' };
+type T = AppContext['t'];
+
+/** Text kept in its own direction inside a sentence of the other (a zone's id in Arabic): Unicode's first-strong isolate. */
+const isolate = (text: string) => `\u2068${text}\u2069`;
+
+/**
+ * The IANA time zones the browser knows (`Intl.supportedValuesOf('timeZone')`, with the store's own if it
+ * is an alias the list leaves out), grouped by region, each named with its offset and its name in `lang`:
+ * "Asia/Riyadh — GMT+03:00, Arabian Standard Time".
+ */
+function timeZoneGroups(current: string, lang: Lang, t: T): [region: string, zones: [zone: string, name: string][]][] {
+  const zones = [...new Set([...Intl.supportedValuesOf('timeZone'), current])].sort();
+  const groups = new Map<string, [string, string][]>();
+  for (const zone of zones) {
+    const part = (style: 'longOffset' | 'long') =>
+      new Intl.DateTimeFormat(LOCALES[lang], { timeZone: zone, timeZoneName: style })
+        .formatToParts(new Date())
+        .find((piece) => piece.type === 'timeZoneName')?.value ?? '';
+    const region = zone.includes('/') ? zone.slice(0, zone.indexOf('/')) : 'UTC';
+    const name = t('ins.settings.zoneName', {
+      zone: isolate(zone.replaceAll('_', ' ')),
+      offset: isolate(part('longOffset')),
+      name: part('long'),
+    });
+    groups.set(region, [...(groups.get(region) ?? []), [zone, name]]);
+  }
+  return [...groups];
+}
+
+/** The ISO 4217 currencies the browser knows (with the store's), each named in `lang`: "SAR — Saudi Riyal". */
+function currencies(current: string, lang: Lang): [code: string, name: string][] {
+  const names = new Intl.DisplayNames([LOCALES[lang]], { type: 'currency' });
+  return [...new Set([...Intl.supportedValuesOf('currency'), current])]
+    .sort()
+    .map((code) => [code, `${isolate(code)} — ${names.of(code) ?? code}`]);
+}
 
 /** Insights settings: read by any Insights reader, saved with insights.settings.manage (not by a support session). */
 export function Settings() {
@@ -17,6 +54,8 @@ export function Settings() {
   const [saveError, setSaveError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
   useEffect(() => setDraft(data), [data]);
+  const timezone = draft?.timezone;
+  const zones = useMemo(() => (timezone ? timeZoneGroups(timezone, lang, t) : []), [timezone, lang]);
   // The report language's select is not named `language`, the name of the dashboard's own language.
   const errors = useFieldErrors(saveError, (field) =>
     field === 'language' ? 'reportLanguage' : SETTINGS_CONTROLS.includes(field) ? field : undefined,
@@ -54,19 +93,30 @@ export function Settings() {
           <fieldset disabled={!manage}>
             <Field label={t('ins.settings.timezone')} name="timezone" errors={errors}>
               {(control) => (
-                <input
-                  {...control}
-                  dir="ltr"
-                  required
-                  value={draft.timezone}
-                  onInput={(event) => set({ timezone: event.currentTarget.value })}
-                />
+                <select {...control} required value={draft.timezone} onChange={(event) => set({ timezone: event.currentTarget.value })}>
+                  {zones.map(([region, inRegion]) => (
+                    <optgroup label={region} key={region}>
+                      {inRegion.map(([zone, name]) => (
+                        <option value={zone} key={zone}>
+                          {name}
+                        </option>
+                      ))}
+                    </optgroup>
+                  ))}
+                </select>
               )}
             </Field>
-            <label>
-              <span>{t('ins.settings.currency')}</span>
-              <input name="currency" dir="ltr" value={draft.currency} readOnly aria-readonly="true" />
-            </label>
+            <Field label={t('ins.settings.currency')} name="currency" errors={errors} hint={t('ins.settings.currencyHint')}>
+              {(control) => (
+                <select {...control} value={draft.currency} disabled>
+                  {currencies(draft.currency, lang).map(([code, name]) => (
+                    <option value={code} key={code}>
+                      {name}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
             <Field label={t('ins.settings.weekStartsOn')} name="weekStartsOn" errors={errors}>
               {(control) => (
                 <select
@@ -103,13 +153,19 @@ export function Settings() {
               />
               <span>{t('ins.settings.excludeTestOrders')}</span>
             </label>
-            <Field label={t('ins.settings.lateAfterHours')} name="lateAfterHours" errors={errors}>
+            <Field
+              label={t('ins.settings.lateAfterHours')}
+              name="lateAfterHours"
+              errors={errors}
+              hint={t('ins.settings.lateAfterHoursHint')}
+            >
               {(control) => (
                 <input
                   {...control}
                   type="number"
                   min={0}
                   max={720}
+                  placeholder="0"
                   value={draft.lateAfterHours ?? ''}
                   onInput={(event) => set({ lateAfterHours: event.currentTarget.value === '' ? null : Number(event.currentTarget.value) })}
                 />

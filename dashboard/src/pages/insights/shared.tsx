@@ -23,22 +23,96 @@ export function useCatalogue(): { measures: CatalogueItem[]; dimensions: Catalog
   return value;
 }
 
-/** Values seen in searches, so that a chosen filter shows its name rather than its id. */
-export const KNOWN_VALUES = new Map<string, DimensionValue>();
+/** Text as search compares it: case, accents, Arabic letter forms and diacritics folded. */
+export const fold = (text: string) =>
+  text
+    .trim()
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u064B-\u065F\u0670\u0640\u0300-\u036f]/g, '')
+    .replace(/[أإآٱ]/g, 'ا')
+    .replace(/ة/g, 'ه')
+    .replace(/ى/g, 'ي');
 
-/** A dimension's values as the member types (`GET /dimensions/{d}/values?q=`), offered in a datalist. */
+const LABELS_KEY = 'insights.valueLabels';
+/** The most value names kept for the tab: the latest seen. */
+const LABELS_KEPT = 500;
+let labels: Map<string, DimensionValue> | null = null;
+
+function valueLabels(): Map<string, DimensionValue> {
+  if (!labels) {
+    let kept: [string, DimensionValue][] = [];
+    try {
+      kept = JSON.parse(sessionStorage.getItem(LABELS_KEY) ?? '[]') as [string, DimensionValue][];
+    } catch {
+      // A value the tab cannot read back is a memory lost, nothing more.
+    }
+    labels = new Map(kept);
+  }
+  return labels;
+}
+
+/**
+ * Remembers the names of a dimension's values the page has seen (searched, resolved, suggested, in a
+ * report's rows), for the tab's life, reloads included: a filter kept in the address by its id is shown
+ * by its name.
+ */
+export function rememberValues(dimension: string, values: DimensionValue[]): void {
+  if (values.length === 0) return;
+  const known = valueLabels();
+  for (const value of values) {
+    known.delete(`${dimension}:${value.value}`);
+    known.set(`${dimension}:${value.value}`, value);
+  }
+  for (const key of [...known.keys()].slice(0, Math.max(0, known.size - LABELS_KEPT))) known.delete(key);
+  try {
+    sessionStorage.setItem(LABELS_KEY, JSON.stringify([...known]));
+  } catch {
+    // Storage full or refused: the names stay known until the page is left.
+  }
+}
+
+/** The remembered name of a dimension's value, if the page has seen it. */
+export const rememberedValue = (dimension: string, value: string): DimensionValue | undefined => valueLabels().get(`${dimension}:${value}`);
+
+/** `GET /dimensions/{d}/values?q=`: the first `limit` values whose names contain `text`, in either language. */
+export async function searchValues(dimension: string, text: string, limit = 20): Promise<DimensionValue[]> {
+  const page = await get<Page<DimensionValue>>(
+    `/admin/insights/dimensions/${encodeURIComponent(dimension)}/values?limit=${limit}${text ? `&q=${encodeURIComponent(text)}` : ''}`,
+  );
+  rememberValues(dimension, page.items);
+  return page.items;
+}
+
+/** A value as the address holds it (its id), with its names; null when the dimension has no such value. */
+export async function valueNamed(dimension: string, value: string): Promise<DimensionValue | null> {
+  const page = await get<Page<DimensionValue>>(
+    `/admin/insights/dimensions/${encodeURIComponent(dimension)}/values?value=${encodeURIComponent(value)}`,
+  );
+  rememberValues(dimension, page.items);
+  return page.items[0] ?? null;
+}
+
+/**
+ * A dimension's values as the member types, offered by name in a datalist (in the member's language):
+ * choosing one fills its name in, which the form resolves to its value.
+ */
 export function ValueSearch({
   dimension,
   id,
   label,
   value,
   onInput,
+  describedBy,
+  invalid,
 }: {
   dimension: string;
   id: string;
   label: string;
   value: string;
   onInput: (value: string) => void;
+  describedBy?: string;
+  invalid?: boolean;
 }) {
   const { lang } = useApp();
   const [options, setOptions] = useState<DimensionValue[]>([]);
@@ -46,13 +120,8 @@ export function ValueSearch({
     if (!dimension) return;
     let live = true;
     const timer = setTimeout(() => {
-      get<Page<DimensionValue>>(
-        `/admin/insights/dimensions/${encodeURIComponent(dimension)}/values?limit=20${value ? `&q=${encodeURIComponent(value)}` : ''}`,
-      ).then(
-        (page) => {
-          for (const item of page.items) KNOWN_VALUES.set(`${dimension}:${item.value}`, item);
-          if (live) setOptions(page.items);
-        },
+      searchValues(dimension, value).then(
+        (items) => live && setOptions(items),
         () => live && setOptions([]),
       );
     }, 200);
@@ -70,13 +139,13 @@ export function ValueSearch({
         value={value}
         autoComplete="off"
         data-value-search={dimension}
+        aria-describedby={describedBy}
+        aria-invalid={invalid ? 'true' : undefined}
         onInput={(event) => onInput(event.currentTarget.value)}
       />
       <datalist id={`${id}-values`}>
         {options.map((option) => (
-          <option value={option.value} key={option.value}>
-            {pick(lang, option, 'label')}
-          </option>
+          <option value={pick(lang, option, 'label')} key={option.value} />
         ))}
       </datalist>
     </label>
@@ -85,7 +154,7 @@ export function ValueSearch({
 
 /** One export's live progress (`GET /exports/{id}` every second until it ends) and, once written, its download link. */
 export function ExportProgress({ initial }: { initial: InsightsExport }) {
-  const { t, lang, fmt } = useApp();
+  const { t, tn, lang, fmt } = useApp();
   const polled = useLoad<InsightsExport>(`/admin/insights/exports/${initial.id}`);
   const item = polled.data ?? initial;
   useReloadWhile(polled, item.status === 'queued' || item.status === 'running', 1000);
@@ -94,8 +163,7 @@ export function ExportProgress({ initial }: { initial: InsightsExport }) {
     <div class="ins-export" data-export={item.id} data-status={item.status}>
       <p aria-live="polite">
         {t(`ins.export.status.${item.status}` as MessageKey)} ·{' '}
-        {t('ins.export.rows', {
-          rows: fmt.number(item.progress?.rows ?? 0),
+        {tn('ins.export.rows', item.progress?.rows ?? 0, {
           total: item.progress?.totalRows === null || item.progress?.totalRows === undefined ? '…' : fmt.number(item.progress.totalRows),
         })}
       </p>
