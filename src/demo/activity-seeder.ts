@@ -12,7 +12,7 @@ import { backdateProducts } from '../storefront/catalogue/catalogue-writer.js';
 import { assertLinesWritten, orderInserts, refundInserts, type OrderBatch } from '../storefront/orders/order-writer.js';
 import { paymentInserts } from '../storefront/payments/payments.service.js';
 import { searchInserts } from '../storefront/search/search-recorder.js';
-import { correctQuery, FEW_RESULTS } from '../storefront/search/spelling.js';
+import { correctQueries, FEW_RESULTS } from '../storefront/search/spelling.js';
 import { DEFAULT_SESSIONS_PER_ORDER, MAX_SESSIONS_PER_ORDER } from './sessions.js';
 
 export const DEFAULT_DEMO_ORDERS = 2000;
@@ -255,16 +255,17 @@ export class DemoActivitySeeder {
    */
   private async resultCounts(db: Db, storeId: string, queries: string[]): Promise<Map<string, number>> {
     const found = await this.fullTextCounts(db, storeId, queries);
-    const corrections = new Map<string, string>();
-    for (const { query, normalized, count } of found) {
-      if (count >= FEW_RESULTS) continue;
-      const corrected = await correctQuery(db, storeId, normalized);
-      if (corrected) corrections.set(query, corrected);
-    }
+    const corrections = await correctQueries(
+      db,
+      storeId,
+      found.filter(({ count }) => count < FEW_RESULTS).map(({ normalized }) => normalized),
+    );
     const corrected = new Map(
       (await this.fullTextCounts(db, storeId, [...new Set(corrections.values())])).map((row) => [row.query, row.count]),
     );
-    return new Map(found.map(({ query, count }) => [query, Math.max(count, corrected.get(corrections.get(query) ?? '') ?? 0)]));
+    return new Map(
+      found.map(({ query, normalized, count }) => [query, Math.max(count, corrected.get(corrections.get(normalized) ?? '') ?? 0)]),
+    );
   }
 
   private async fullTextCounts(db: Db, storeId: string, queries: string[]) {

@@ -103,5 +103,5 @@ describe('demo seed on the command line', () => {
     expect(again.json.error.code).toBe('CATALOGUE_NOT_EMPTY');
     const orders = await db.query('select count(*)::int as count from orders where store_id = $1', [storeId]);
     expect(orders.rows[0].count).toBe(300);
-  });
+  }, 90_000); // three CLI processes, one seeding: about 10 s on a quiet machine, past 30 s on a loaded one
 });

@@ -50,9 +50,18 @@ export function allowedEdits(word: string): number {
  * words one swap away.
  */
 export async function correctQuery(db: Kysely<any>, storeId: string, normalized: string): Promise<string | null> {
-  const words = normalized.split(WORD_SEPARATOR).filter((word) => word !== '');
-  const unknown = words.filter((word) => allowedEdits(word) > 0);
-  if (unknown.length === 0) return null;
+  return (await correctQueries(db, storeId, [normalized])).get(normalized) ?? null;
+}
+
+/**
+ * correctQuery for many queries in one statement (the demo seeder records what search found for
+ * thousands): each query that changes, mapped to its correction.
+ */
+export async function correctQueries(db: Kysely<any>, storeId: string, queries: string[]): Promise<Map<string, string>> {
+  const wordsOf = new Map(queries.map((query) => [query, query.split(WORD_SEPARATOR).filter((word) => word !== '')]));
+  const unknown = [...new Set([...wordsOf.values()].flat().filter((word) => allowedEdits(word) > 0))];
+  const corrections = new Map<string, string>();
+  if (unknown.length === 0) return corrections;
   const { rows } = await sql<{ word: string; known: boolean; candidates: { term: string; count: number }[] | null }>`
     select w.word,
       -- a word the query leaves out (a stop word or particle) is never "corrected"
@@ -80,6 +89,8 @@ export async function correctQuery(db: Kysely<any>, storeId: string, normalized:
     }
     if (best) replacements.set(row.word, best.term);
   }
-  if (replacements.size === 0) return null;
-  return words.map((word) => replacements.get(word) ?? word).join(' ');
+  for (const [query, words] of wordsOf) {
+    if (words.some((word) => replacements.has(word))) corrections.set(query, words.map((word) => replacements.get(word) ?? word).join(' '));
+  }
+  return corrections;
 }
