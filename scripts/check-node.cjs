@@ -1,7 +1,8 @@
-// The preinstall, prestart and precli scripts: on whatever Node the machine has, one line instead of a
-// SyntaxError from the service, so plain ES5 CommonJS. npm 10.9 and newer refuse an old Node earlier, through
-// package.json's devEngines, before installing anything (a root preinstall runs only after the dependencies are
-// installed); this covers the older npm that comes with Node 18 and 20, and `--force`.
+// The preinstall, prestart and precli scripts: on whatever Node the machine has, one line saying how to get
+// Node 24 instead of a SyntaxError from the service, so plain ES5 CommonJS. package.json's devEngines only warns
+// (npm 10.9 and newer print it first): refused there, npm would stop before any script of the project printed this
+// line. So `npm start` and `npm run cli` end with it; `npm install` installs the dependencies first (a root
+// preinstall runs after them) and then ends with it and npm's own lines on the failed script.
 'use strict';
 
 var path = require('path');

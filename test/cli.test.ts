@@ -1,12 +1,18 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { cp, mkdir, mkdtemp, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SCOPES } from '../src/common/scopes.js';
-import { buildOnce } from './support/build.js';
-import { type CliRun, runCli } from './support/cli.js';
+import { buildOnce, ROOT } from './support/build.js';
+import { type CliRun, cliRun, runCli } from './support/cli.js';
 import { mint } from './support/fixtures.js';
 import { expectProblem } from './support/problem.js';
 import { useTestApp } from './support/harness.js';
 import { UUID } from './support/formats.js';
+import { TEST_SECRET_KEY } from './support/test-app.js';
 
 const KEY = /^sk_live_[A-Za-z0-9]{40}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -200,4 +206,122 @@ describe('command line (contract section 3)', () => {
     expectFailure(await cli('demo', 'seed', '--store', store.id, '--products', '5'), 1, 'CATALOGUE_NOT_EMPTY');
     expect(await counts()).toEqual(after);
   }, 90_000); // two CLI processes, each seeding or checking a catalogue: 12 s on a quiet machine, past 30 s on a loaded one
+});
+
+describe('npm run cli (issue 25, item 17)', () => {
+  // A copy of the project to build and touch: package.json, its scripts, the sources, the build's configuration,
+  // and the installed node_modules (linked).
+  let project: string;
+  let storeId: string;
+  const t = useTestApp();
+
+  const npmRunCli = (...args: string[]) =>
+    new Promise<CliRun & { ms: number }>((resolve) => {
+      const started = performance.now();
+      execFile(
+        'npm',
+        ['run', '--silent', 'cli', '--', ...args],
+        {
+          cwd: project,
+          timeout: 180_000,
+          env: {
+            PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+            HOME: process.env.HOME ?? project,
+            DATABASE_URL: inject('databaseUrl'),
+            SECRET_KEY: TEST_SECRET_KEY,
+          },
+        },
+        (error, stdout, stderr) => resolve({ ...cliRun(error, stdout, stderr), ms: performance.now() - started }),
+      );
+    });
+  const builtAt = async (path: string) => (await stat(join(project, path))).mtimeMs;
+  /** Marks a file changed now, as an editor saving it does. */
+  const touch = async (path: string) => {
+    const now = new Date();
+    await utimes(join(project, path), now, now);
+  };
+
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'storefront-cli-'));
+    for (const entry of [
+      'package.json',
+      'package-lock.json',
+      'scripts',
+      'src',
+      'dashboard',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'nest-cli.json',
+      'mikro-orm.config.ts',
+    ]) {
+      await cp(join(ROOT, entry), join(project, entry), { recursive: true });
+    }
+    await symlink(join(ROOT, 'node_modules'), join(project, 'node_modules'));
+    storeId = (await t.store()).storeId;
+  });
+  afterAll(() => rm(project, { recursive: true, force: true }));
+
+  it('builds what is older than its sources: the whole build for the service, the dashboard alone for its own', async () => {
+    const { neededBuild } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-if-stale.js')).href)) as {
+      neededBuild(root: string): 'build' | 'build:dashboard' | null;
+    };
+    const tree = await mkdtemp(join(tmpdir(), 'storefront-stale-'));
+    const at = async (path: string, seconds: number) => utimes(join(tree, path), seconds, seconds);
+    const file = async (path: string, seconds: number) => {
+      await mkdir(dirname(join(tree, path)), { recursive: true });
+      await writeFile(join(tree, path), '');
+      await at(path, seconds);
+    };
+    try {
+      for (const path of ['src/cli.ts', 'src/demo/seed.ts', 'dashboard/src/main.tsx', 'package.json']) await file(path, 1000);
+      for (const folder of ['src/demo', 'src', 'dashboard/src', 'dashboard']) await at(folder, 1000);
+      expect(neededBuild(tree)).toBe('build');
+      await file('dist/src/cli.js', 2000);
+      expect(neededBuild(tree)).toBe('build:dashboard');
+      await file('dist/dashboard/index.html', 2000);
+      expect(neededBuild(tree)).toBeNull();
+
+      await at('dashboard/src/main.tsx', 3000);
+      expect(neededBuild(tree)).toBe('build:dashboard');
+      await at('dist/dashboard/index.html', 4000);
+      expect(neededBuild(tree)).toBeNull();
+      // A deleted source changes its folder.
+      await rm(join(tree, 'src/demo/seed.ts'));
+      expect(neededBuild(tree)).toBe('build');
+    } finally {
+      await rm(tree, { recursive: true, force: true });
+    }
+  });
+
+  it('builds once, then answers in under 2 s; a changed source of the service or of the dashboard is built again', async () => {
+    const first = await npmRunCli('key', 'list', '--store', storeId);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.json.apiKeys).toHaveLength(1);
+    const service = await builtAt('dist/src/cli.js');
+    const dashboard = await builtAt('dist/dashboard/index.html');
+
+    // The best of three: a busy machine slows one call, not all.
+    const calls = [];
+    for (let i = 0; i < 3; i++) calls.push(await npmRunCli('key', 'list', '--store', storeId));
+    for (const call of calls) expect(call.json, call.stderr).toEqual(first.json);
+    expect(Math.min(...calls.map((call) => call.ms))).toBeLessThan(2000);
+    expect(await builtAt('dist/src/cli.js')).toBe(service);
+    expect(await builtAt('dist/dashboard/index.html')).toBe(dashboard);
+
+    // A source of the service: the whole build again (nest build empties dist/).
+    await touch('src/cli.ts');
+    const afterService = await npmRunCli('key', 'list', '--store', storeId);
+    expect(afterService.json, afterService.stderr).toEqual(first.json);
+    expect(await builtAt('dist/src/cli.js')).toBeGreaterThan(service);
+    expect(await builtAt('dist/dashboard/index.html')).toBeGreaterThan(dashboard);
+
+    // A source of the dashboard: its build alone.
+    const rebuiltService = await builtAt('dist/src/cli.js');
+    const rebuiltDashboard = await builtAt('dist/dashboard/index.html');
+    await touch('dashboard/src/main.tsx');
+    const afterDashboard = await npmRunCli('key', 'list', '--store', storeId);
+    expect(afterDashboard.json, afterDashboard.stderr).toEqual(first.json);
+    expect(await builtAt('dist/src/cli.js')).toBe(rebuiltService);
+    expect(await builtAt('dist/dashboard/index.html')).toBeGreaterThan(rebuiltDashboard);
+  }, 300_000);
 });

@@ -13,6 +13,17 @@ export interface CliRun {
   json: any;
 }
 
+/** What a finished command line process gave: its exit code, its output, and that output as JSON when it is. */
+export function cliRun(error: Error | null, stdout: string, stderr: string): CliRun {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr, json };
+}
+
 /** The real command line, as an operator runs it: `node dist/src/cli.js …` from this test run's build. */
 export async function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliRun> {
   const cliPath = (await buildOnce())('src/cli.js');
@@ -32,15 +43,7 @@ export async function runCli(args: string[], env: Record<string, string> = {}, t
           ...env,
         },
       },
-      (error, stdout, stderr) => {
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        done({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr, json });
-      },
+      (error, stdout, stderr) => done(cliRun(error, stdout, stderr)),
     );
   });
 }
