@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatter } from '../../dashboard/src/i18n/format.js';
 import { translate, translateCount, type CountKey } from '../../dashboard/src/i18n/messages.js';
+import { valueText } from '../../dashboard/src/lib/reports.js';
 
 /**
  * The dashboard's catalogue and formatter in Node (issue 25, item 9): counts in their plural forms by
@@ -61,5 +62,27 @@ describe('dashboard messages and formats', () => {
     expect(indic.bytes(61)).toBe('٦١ بايت');
     const english = formatter('en', 'SAR', 'Asia/Riyadh', 'latn');
     expect([1, 61, 1_500, 2_400_000].map(english.bytes)).toEqual(['1 byte', '61 bytes', '1.5 kB', '2.4 MB']);
+  });
+
+  it('a table or chart names a month as one and a tax rate in the member’s digits; other values by the API’s label', () => {
+    const indic = formatter('ar', 'SAR', 'Asia/Riyadh', 'arab');
+    const western = formatter('ar', 'SAR', 'Asia/Riyadh', 'latn');
+    const english = formatter('en', 'SAR', 'Asia/Riyadh', 'latn');
+    const rate = { name: 'tax_rate', type: 'text' };
+    const row = { tax_rate: '1500', labels: { tax_rate: { en: '15%', ar: '15٪' } } };
+    expect([valueText(row, rate, 'ar', indic), valueText(row, rate, 'ar', western), valueText(row, rate, 'en', english)]).toEqual([
+      // Arabic's own percent sign (and the letter mark Intl puts after it), in the chosen digits.
+      expect.stringMatching(/^١٥٪/),
+      expect.stringMatching(/^15٪/),
+      '15%',
+    ]);
+    expect(valueText({ tax_rate: '1250' }, rate, 'en', english)).toBe('12.5%');
+    const cohort = { name: 'cohort', type: 'date' };
+    expect(valueText({ cohort: '2025-11-01' }, cohort, 'en', english)).toBe('Nov 2025');
+    expect(valueText({ cohort: '2025-11-01' }, cohort, 'ar', indic)).toMatch(/^نوفمبر ٢٠٢٥$/);
+    const lastSold = { name: 'last_sold_on', type: 'date' };
+    expect(valueText({ last_sold_on: null, labels: { last_sold_on: { en: 'Never sold', ar: 'لم يُبع قط' } } }, lastSold, 'ar', indic)).toBe(
+      'لم يُبع قط',
+    );
   });
 });

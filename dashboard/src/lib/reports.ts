@@ -1,4 +1,6 @@
-import type { MessageKey } from '../i18n/messages.js';
+import type { Formatter } from '../i18n/format.js';
+import type { Lang, MessageKey } from '../i18n/messages.js';
+import type { Row } from './types.js';
 
 /**
  * The built-in reports (contract section 8) as the dashboard shows them: the area whose view
@@ -64,4 +66,19 @@ export function chartKindOf(report: string, dimensions: string[]): ChartKind {
   const builtIn = findReport(report);
   if (builtIn) return builtIn.chart;
   return dimensions.length === 0 || (dimensions.length === 1 && TIME_GRAINS.includes(dimensions[0])) ? 'line' : 'bar';
+}
+
+/** Dimensions whose values are months, given as their first day. */
+const MONTHS = new Set(['month', 'cohort']);
+
+/**
+ * A row's value of a column as the page names it: the API's name in the page's language, but a month
+ * named as one ("Nov 2025", not its first day) and a tax rate (basis points) as a percentage written in the
+ * member's digits.
+ */
+export function valueText(row: Row, column: { name: string; type: string }, lang: Lang, fmt: Formatter): string {
+  const value = row[column.name];
+  if (MONTHS.has(column.name) && typeof value === 'string') return fmt.month(value);
+  if (column.name === 'tax_rate' && /^\d+$/.test(String(value))) return fmt.percent(Number(value) / 10_000);
+  return row.labels?.[column.name]?.[lang] ?? fmt.value(value, column.type);
 }

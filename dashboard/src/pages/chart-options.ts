@@ -2,6 +2,7 @@ import type { EChartsCoreOption } from 'echarts/core';
 import type { Formatter } from '../i18n/format.js';
 import { translateCount, type Lang, type MessageKey } from '../i18n/messages.js';
 import { pick } from '../lib/app-context.js';
+import { valueText } from '../lib/reports.js';
 import type { Column, ReportResponse, Row } from '../lib/types.js';
 
 const COLOURS = ['#1f5fbf', '#b34700', '#2e7d32', '#6a1b9a'];
@@ -96,8 +97,7 @@ export function lineOption(report: ReportResponse, measures: Column[], lang: Lan
 export function barOption(rows: Row[], dimensions: Column[], measure: Column, lang: Lang, fmt: Formatter): EChartsCoreOption {
   const top = rows.slice(0, 15);
   const rtl = lang === 'ar';
-  const labelOf = (row: Row) =>
-    dimensions.map((dimension) => row.labels?.[dimension.name]?.[lang] ?? fmt.value(row[dimension.name], dimension.type)).join(' · ');
+  const labelOf = (row: Row) => dimensions.map((dimension) => valueText(row, dimension, lang, fmt)).join(' · ');
   return {
     animation: false,
     textStyle: { fontFamily: 'system-ui, sans-serif' },

@@ -4,12 +4,9 @@ import { Chart } from '../../components/Chart.js';
 import { DataTable } from '../../components/DataTable.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import type { Paging } from '../../lib/load.js';
-import { chartKindOf } from '../../lib/reports.js';
+import { chartKindOf, valueText } from '../../lib/reports.js';
 import type { Column, ReportResponse, Row } from '../../lib/types.js';
 import { barOption, cohortHeatmapOption, funnelOption, lineOption } from '../chart-options.js';
-
-/** Dimensions whose values are months, given as their first day. */
-const MONTHS = new Set(['month', 'cohort']);
 
 /** Rows of an answer shown at once; the member pages through the rest. */
 const RESULT_PAGE_ROWS = 100;
@@ -156,12 +153,7 @@ export function ReportTable({
           return {
             header: pick(lang, column, 'label'),
             numeric: column.kind === 'measure',
-            cell: (row: Row) => {
-              if (row.labels?.[column.name]) return row.labels[column.name][lang];
-              const value = row[column.name];
-              // A month (a cohort, the builder's month) is named as one: "Nov 2025", not its first day.
-              return MONTHS.has(column.name) && typeof value === 'string' ? fmt.month(value) : fmt.value(value, column.type);
-            },
+            cell: (row: Row) => valueText(row, column, lang, fmt),
             sort:
               column.kind === 'measure' && (sortable?.includes(column.name) ?? true)
                 ? { order, toggle: () => onSort(order === 'descending' ? column.name : `-${column.name}`) }
