@@ -80,6 +80,8 @@ describe('dashboard messages and formats', () => {
     const cohort = { name: 'cohort', type: 'date' };
     expect(valueText({ cohort: '2025-11-01' }, cohort, 'en', english)).toBe('Nov 2025');
     expect(valueText({ cohort: '2025-11-01' }, cohort, 'ar', indic)).toMatch(/^نوفمبر ٢٠٢٥$/);
+    // A schedule's time of day, in the member's digits.
+    expect([indic.clock('08:00'), western.clock('20:30'), english.clock('08:00')]).toEqual(['٠٨:٠٠', '20:30', '08:00']);
     const lastSold = { name: 'last_sold_on', type: 'date' };
     expect(valueText({ last_sold_on: null, labels: { last_sold_on: { en: 'Never sold', ar: 'لم يُبع قط' } } }, lastSold, 'ar', indic)).toBe(
       'لم يُبع قط',

@@ -10,6 +10,8 @@ export interface Formatter {
   dateTime(iso: string): string;
   /** A calendar month (`YYYY-MM-DD`, its first day): "Nov 2025". */
   month(iso: string): string;
+  /** A time of day as a schedule gives it (`HH:MM`, 24 hours) in the member's digits: "08:00", «٠٨:٠٠». */
+  clock(hhmm: string): string;
   /** Money and counts in short (compact) notation, "SAR 116K", where the full figure does not fit; other types as `value`. */
   compact(value: unknown, type: string): string;
   /** A change of a ratio in percentage points, signed: "+1.2 pt". */
@@ -48,6 +50,7 @@ export function formatter(lang: Lang, currency: string, timeZone: string, number
     /^\d{4}-\d{2}-\d{2}$/.test(iso) ? dateFormat.format(new Date(`${iso}T00:00:00Z`)) : dateTimeFormat.format(new Date(iso));
   const dateTime = (iso: string) => dateTimeFormat.format(new Date(iso));
   const monthFormat = new Intl.DateTimeFormat(locale, { month: 'short', year: 'numeric', timeZone: 'UTC' });
+  const clockFormat = new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
   const compactMoney = new Intl.NumberFormat(locale, { style: 'currency', currency, notation: 'compact', maximumFractionDigits: 1 });
   const compactNumber = new Intl.NumberFormat(locale, { notation: 'compact', maximumFractionDigits: 1 });
   const signedNumber = new Intl.NumberFormat(locale, { maximumFractionDigits: 1, signDisplay: 'exceptZero' });
@@ -74,6 +77,7 @@ export function formatter(lang: Lang, currency: string, timeZone: string, number
     date,
     dateTime,
     month: (iso) => monthFormat.format(new Date(`${iso.slice(0, 10)}T00:00:00Z`)),
+    clock: (hhmm) => clockFormat.format(new Date(`2000-01-01T${hhmm}:00Z`)),
     compact(value, type) {
       if (typeof value !== 'number' || (type !== 'money' && type !== 'count')) return this.value(value, type);
       return type === 'money' ? compactMoney.format(value / 10 ** digits) : compactNumber.format(value);

@@ -108,7 +108,8 @@ export function Schedules() {
       list.reload();
     }, setActionError);
   const reportName = (id: string) => reports.data?.find((report) => report.id === id)?.name ?? '—';
-  const cadence = ({ cadence: { frequency, time, weekday, dayOfMonth } }: Schedule) => {
+  const cadence = ({ cadence: { frequency, time: hhmm, weekday, dayOfMonth } }: Schedule) => {
+    const time = fmt.clock(hhmm);
     if (frequency === 'weekly') return t('ins.sched.everyWeek', { day: t(`ins.day.${weekday}` as MessageKey), time });
     if (frequency === 'monthly') return t('ins.sched.everyMonth', { day: fmt.number(dayOfMonth ?? 1), time });
     return t('ins.sched.everyDay', { time });
