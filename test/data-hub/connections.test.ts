@@ -112,7 +112,19 @@ describe('data hub connections: states, credentials, files, permissions (contrac
       await locker.query('begin');
       await locker.query(`lock table ${table} in access exclusive mode`);
       const testing = call(owner, 'POST', `${BASE}/${created.id}/test`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The test's query is under way once it waits for the table's lock.
+      const waiting = await eventually(
+        async () =>
+          (
+            await t.db.rows(
+              `select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = $1 and not l.granted`,
+              [table],
+            )
+          )[0].n,
+        (count) => count > 0,
+        10_000,
+      );
+      expect(waiting).toBe(1);
       ok(await call(owner, 'PUT', `${BASE}/${created.id}`, { config: { ...source(), query: `select sku, sku as code from ${table}` } }));
       await locker.query('rollback');
       expect(ok(await testing).status).toBe('untested');
@@ -153,7 +165,11 @@ describe('data hub connections: states, credentials, files, permissions (contrac
       sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
       modifiedAt: expect.any(String),
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The newer file is newer by its time, not by the order of the uploads: it waits for the clock to pass the first's.
+    await eventually(
+      async () => Date.now(),
+      (now) => now > Date.parse(stored.modifiedAt),
+    );
     ok(await upload('stock-20261121.csv', 'sku,qty,warehouse\n', 'application/json'));
     ok(await upload('notes.txt', 'not a stock file', 'application/octet-stream'));
 

@@ -1,4 +1,4 @@
-import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
@@ -7,6 +7,7 @@ import { freePort } from '../support/ports.js';
 import { startObjectStorage, type ObjectStoragePeer } from '../support/peers/object-storage.js';
 import { ARABIC, expectProblem } from '../support/problem.js';
 import { ok } from '../support/responses.js';
+import { eventually } from '../support/waiting.js';
 import { captureLogs } from './log-capture.js';
 
 const BASE = '/admin/data-hub/connections';
@@ -31,6 +32,8 @@ describe('data hub object storage connections against a real S3-compatible serve
     return ok(await call('POST', `${BASE}/${created.id}/test`));
   };
   const put = (key: string, body: string) => client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+  const lastModified = async (key: string) =>
+    (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).LastModified!.getTime();
 
   beforeAll(async () => {
     s3 = await startObjectStorage();
@@ -78,8 +81,17 @@ describe('data hub object storage connections against a real S3-compatible serve
 
   it('field discovery reads the newest object under the prefix that matches the template', async () => {
     await put('stock/stock-20261120.csv', 'sku,quantity\nA,1\n');
-    await new Promise((resolve) => setTimeout(resolve, 1100)); // S3's LastModified has whole seconds
-    await put('stock/stock-20261121.csv', 'sku,qty,"المستودع"\nA,1,R\n');
+    // S3's LastModified has whole seconds: the newer file is written again until its second is a later one.
+    const older = await lastModified('stock/stock-20261120.csv');
+    const newer = await eventually(
+      async () => {
+        await put('stock/stock-20261121.csv', 'sku,qty,"المستودع"\nA,1,R\n');
+        return lastModified('stock/stock-20261121.csv');
+      },
+      (modified) => modified > older,
+      10_000,
+    );
+    expect(newer).toBeGreaterThan(older);
     await put('stock/deeper/stock-20261199.csv', 'not,in,the,folder\n');
     await put('other/stock-20261122.csv', 'not,under,the,prefix\n');
     const created = ok(await call('POST', BASE, connection()), 201);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
 import { useTestApp } from '../support/harness.js';
 import { freePort } from '../support/ports.js';
-import { descendantsOf } from '../support/peers/processes.js';
+import { descendantsOf, openPaths } from '../support/peers/processes.js';
 import { startSshd, type SshdPeer } from '../support/peers/sshd.js';
 import { eventually } from '../support/waiting.js';
 import { ARABIC, expectProblem } from '../support/problem.js';
@@ -149,13 +149,13 @@ describe('data hub SFTP connections against a real OpenSSH server (contract sect
         201,
       );
       const testing = call('POST', `${BASE}/${created.id}/test`);
-      // Once sshd has forked the session's process, the login and then the long listing follow.
-      await eventually(
-        async () => descendantsOf(own.pid).length,
-        (sessions) => sessions > 0,
+      // Mid-listing: a process of the session holds the folder open (sftp's opendir) while the names are read.
+      const listing = await eventually(
+        async () => descendantsOf(own.pid).filter((pid) => openPaths(pid).includes(folder)),
+        (holders) => holders.length > 0,
         10_000,
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(listing).toHaveLength(1);
       own.kill();
       const tested = ok(await testing);
       expect(tested.status).toBe('failed');

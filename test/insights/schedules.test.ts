@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveriesService } from '../../src/insights/schedules/deliveries.service.js';
+import { JOB_SCHEMA } from '../../src/infra/jobs/job-queue.js';
+import { DELIVERY_JOB, DeliveriesService } from '../../src/insights/schedules/deliveries.service.js';
 import { nextDueTime } from '../../src/insights/schedules/cadence.js';
 import { StoreService } from '../../src/stores/store.service.js';
 import { addStaff, adminCall, staffToken, supportSession, type TestStaff } from '../support/dashboard.js';
@@ -414,7 +415,16 @@ describe('Insights deliveries across two instances, through a real SMTP server',
     const delivered = await settled(async () => ok(await call(owner, 'GET', `${SCHEDULES}/${schedule.id}/deliveries`)).items[0]);
     expect(delivered).toMatchObject({ status: 'delivered', attempts: 1, rows: 7, sentTo: ['one@shop.example', 'two@shop.example'] });
     await smtp.received(2);
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // time for a duplicate to arrive, were there one
+    // A duplicate could come only from another job of the delivery, or this one tried again: there is one, and it is done.
+    const jobs = await eventually(
+      async () =>
+        (
+          await a.db.query(`select state from ${JOB_SCHEMA}.job where name = $1 and data->>'deliveryId' = $2`, [DELIVERY_JOB, delivered.id])
+        ).rows.map((row: { state: string }) => row.state),
+      (states) => states.length > 0 && states.every((state) => state === 'completed'),
+      10_000,
+    );
+    expect(jobs).toEqual(['completed']);
     const mails = smtp.messages.filter((message) => message.subject?.includes('Raced'));
     expect(mails.map(to).sort()).toEqual(['one@shop.example', 'two@shop.example']);
     const [attachment] = mails[0].attachments;

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -92,6 +92,23 @@ export function descendantsOf(pid: number): number[] {
   };
   visit(pid);
   return found;
+}
+
+/** The paths the process holds open (files, folders), read from /proc (Linux); none when it is gone or not ours to read. */
+export function openPaths(pid: number): string[] {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return [];
+  }
+  return fds.flatMap((fd) => {
+    try {
+      return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** The fields of /proc/<pid>/stat after the command name: state, ppid, …; none when the process is gone. */
