@@ -113,7 +113,7 @@ export async function probeDatabaseRead(
     await client.query('rollback');
     return columns;
   } catch (error) {
-    throw failureOf(error, { timedOut: Date.now() >= deadline, connected: client !== undefined });
+    throw queryFailureOf(error, { timedOut: Date.now() >= deadline, connected: client !== undefined });
   } finally {
     clearTimeout(timer);
     await client?.end().catch(() => undefined);
@@ -144,7 +144,7 @@ export async function readDatabaseRows(
   statementTimeoutMs = QUERY_STATEMENT_TIMEOUT_MS,
 ): Promise<QueryRows> {
   let client: pg.Client | undefined;
-  const failure = (error: unknown) => failureOf(error, { connected: client !== undefined, statementTimeoutMs });
+  const failure = (error: unknown) => queryFailureOf(error, { connected: client !== undefined, statementTimeoutMs });
   try {
     // The client's own limit, past the server's: a server that stops answering altogether.
     client = await connectedClient(config, credentials, egress, {
@@ -290,7 +290,10 @@ const SQLSTATE_FAILURES: [RegExp, ConnectionFailure['code']][] = [
 /** PostgreSQL's own words about the query (a syntax error, a division by zero): no credential is in them. */
 const QUERY_REASONS = new Set<ConnectionFailure['code']>(['query_invalid', 'query_failed']);
 
-function failureOf(error: unknown, context: { timedOut?: boolean; connected: boolean; statementTimeoutMs?: number }): ConnectionFailure {
+function queryFailureOf(
+  error: unknown,
+  context: { timedOut?: boolean; connected: boolean; statementTimeoutMs?: number },
+): ConnectionFailure {
   if (error instanceof ConnectionFailure) return error;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {

@@ -134,14 +134,14 @@ export class SftpConnector implements Connector {
           ar: `المثبّت: ${target.hostKey.fingerprint}؛ المقدَّم الآن: ${presented.fingerprint}. إن كان مفتاح الخادم قد تغيّر عن قصد فامسح التثبيت واختبر مجددًا.`,
         });
       }
-      throw signal.aborted ? new ConnectionFailure('timeout') : failureOf(error);
+      throw signal.aborted ? new ConnectionFailure('timeout') : sftpFailureOf(error);
     }
     const sftp = await Promise.race([
       new Promise<SFTPWrapper>((resolve, reject) => client.sftp((error, wrapper) => (error ? reject(error) : resolve(wrapper)))),
       lost,
     ]).catch((error: unknown) => {
       client.end();
-      throw failureOf(error);
+      throw sftpFailureOf(error);
     });
     sftp.on('error', ignore);
     // SFTP is requests and their answers: with Nagle's algorithm each small request waits for the
@@ -230,13 +230,13 @@ class SftpLocation implements FileLocation {
   private failure(error: unknown): ConnectionFailure {
     if (error instanceof ConnectionFailure) return error;
     if (this.closed) return new ConnectionFailure('connection_lost');
-    return failureOf(error);
+    return sftpFailureOf(error);
   }
 }
 
 function ignore(): void {}
 
-function failureOf(error: unknown): ConnectionFailure {
+function sftpFailureOf(error: unknown): ConnectionFailure {
   if (error instanceof ConnectionFailure) return error;
   const { level, code } = error as { level?: string; code?: unknown };
   if (level === 'client-authentication') return new ConnectionFailure('auth_failed');

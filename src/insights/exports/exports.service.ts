@@ -22,7 +22,7 @@ import { notEntitled } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { SavedReportsService } from '../saved-reports/saved-reports.service.js';
 import { CONTENT_TYPES, type FileFormat } from './report-file.js';
-import { failureOf, fileNameOf, gaveUp, writeReportFile, type Failure } from './report-writer.js';
+import { attemptFailureOf, fileNameOf, gaveUp, writeReportFile, type Failure } from './report-writer.js';
 
 export const EXPORT_JOB = 'insights.export';
 /** Runs of an export before it is failed: a crash or a database hiccup is tried again, twice. */
@@ -184,7 +184,7 @@ export class ExportsService implements OnModuleInit {
           expires_at = now() + make_interval(days => ${FILE_DAYS})
         where ${fenced}`.execute(this.db());
     } catch (error) {
-      const failure = failureOf(error);
+      const failure = attemptFailureOf(error);
       if (failure.permanent) return this.fail(fenced, failure.error);
       if (attempt >= MAX_ATTEMPTS) return this.fail(fenced, gaveUp(attempt, failure.error));
       this.logger.warn(`export ${exportId}: run ${attempt} failed, to be tried again: ${(error as Error).message}`);

@@ -96,7 +96,7 @@ export function gaveUp(attempts: number, last: Failure = INTERRUPTED): Failure {
  * tried again; the file storage says what failed (full: tried again, as room may be made; a refused
  * access or a missing bucket: for good, until the operator mends it).
  */
-export function failureOf(error: unknown): { permanent: boolean; error: Failure } {
+export function attemptFailureOf(error: unknown): { permanent: boolean; error: Failure } {
   if (error instanceof PermanentFailure) return { permanent: true, error: error.failure };
   if (error instanceof StorageFailure) return { permanent: !error.retryable, error: error.describe() };
   if (error instanceof ApiError && error.status < 500) {

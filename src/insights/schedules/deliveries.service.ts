@@ -18,7 +18,7 @@ import { ConnectorRegistry } from '../../data-hub/connectors/connector-registry.
 import { renderTemplate } from '../../data-hub/connectors/file-template.js';
 import type { ConnectionDestination, EmailDestination, ScheduleDestination } from '../entities/insights-schedule.entity.js';
 import { CONTENT_TYPES, type FileFormat } from '../exports/report-file.js';
-import { failureOf, fileNameOf, gaveUp, PermanentFailure, writeReportFile, type Failure } from '../exports/report-writer.js';
+import { attemptFailureOf, fileNameOf, gaveUp, PermanentFailure, writeReportFile, type Failure } from '../exports/report-writer.js';
 import type { ReportRows } from '../query/report-rows.js';
 import { requireEntitlement } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
@@ -317,13 +317,13 @@ export class DeliveriesService implements OnModuleInit {
 }
 
 /**
- * Why an attempt failed: `failureOf`'s reasons, and a connection that failed or is not active, tried
+ * Why an attempt failed: `attemptFailureOf`'s reasons, and a connection that failed or is not active, tried
  * again (the merchant may mend it meanwhile), with the reason the merchant can act on.
  */
 function deliveryFailureOf(error: unknown): { permanent: boolean; error: Failure } {
   if (error instanceof ConnectionFailure) return { permanent: false, error: error.describe() };
   if (error instanceof DestinationUnavailable) return { permanent: false, error: error.failure };
-  return failureOf(error);
+  return attemptFailureOf(error);
 }
 
 function notActive(connectionName: string, status: string): Failure {
