@@ -21,7 +21,7 @@ import type { FileEncoding } from './file-rows.js';
 import type { ImportOutcome } from './import-runner.js';
 import type { RowError } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
-import { RunRowsWriter } from './run-rows.js';
+import { RunRowsWriter } from './run-records.js';
 import { RunsDatabase } from './runs-database.js';
 
 /** An export's request: a run's, and what its CSV or XLSX cells do with text that would be a formula. */
@@ -334,7 +334,7 @@ export class ExportRunner {
     }
     const cellText = cellTextOf(request.format, request.formulaSafety);
     const mapper = new ExportRowMapper(request.fields, request.format, request.encoding, cellText);
-    const lists = new RunRowsWriter(this.database.pool, request.runId);
+    const lists = new RunRowsWriter(this.database.pool, request.attempt);
     const controller = new AbortController();
     let location: FileLocation | undefined;
     let delivery: Delivery | undefined;
@@ -366,7 +366,7 @@ export class ExportRunner {
       }
       await lists.flush();
       if (counts.read !== counts.created + counts.changed + counts.unchanged + counts.rejected) {
-        throw new Error(`run ${request.runId}: counts do not add up: ${JSON.stringify(counts)}`);
+        throw new Error(`run ${request.attempt.runId}: counts do not add up: ${JSON.stringify(counts)}`);
       }
       const file = (await delivery?.end()) ?? null;
       return { status: 'succeeded', counts: { ...counts, sent: counts.unchanged }, file, refusal: null, error: null };
@@ -396,7 +396,7 @@ export class ExportRunner {
       `select r.started_at, coalesce(f.schedule_timezone, s.timezone, 'UTC') as timezone
        from data_hub_runs r join data_hub_flows f on f.id = r.flow_id join stores s on s.id = r.store_id
        where r.id = $1`,
-      [request.runId],
+      [request.attempt.runId],
     );
     return renderTemplate(request.fileTemplate, rows[0].started_at, rows[0].timezone);
   }

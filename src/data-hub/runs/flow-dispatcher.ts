@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import { JobQueue } from '../../infra/jobs/job-queue.js';
 import { Recurring } from '../../infra/jobs/recurring.decorator.js';
 import { nextDueAt } from '../flows/flow-schedule.js';
+import { queryableOf, RunRecords } from './run-records.js';
 import { RUN_JOB, RunsService } from './runs.service.js';
 
 /** Due flows taken per pass (the dispatcher runs every minute, and again at once if it took this many). */
@@ -49,16 +50,18 @@ export class FlowDispatcher {
         for (const flow of rows) {
           const due = new Date(flow.next_run_at);
           const missed = Date.now() - due.getTime() > flow.missing_after_minutes * 60_000;
-          const { rows: filed } = await sql<{ id: string }>`
-            insert into data_hub_runs (store_id, flow_id, trigger, status, due_at, mapping_version, error, finished_at)
-            values (${flow.store_id}, ${flow.id}, 'schedule', ${missed ? 'missing' : 'queued'}, ${due}, ${flow.version},
-              ${missed ? JSON.stringify(MISSED) : null}::jsonb, ${missed ? sql`now()` : null})
-            on conflict do nothing returning id`.execute(db);
+          const filed = await RunRecords.fileScheduled(queryableOf(db), {
+            storeId: flow.store_id,
+            flowId: flow.id,
+            dueAt: due,
+            mappingVersion: flow.version,
+            missed: missed ? MISSED : null,
+          });
           const next = nextDueAt(flow.schedule_cron, flow.schedule_timezone, new Date(Math.max(Date.now(), due.getTime())));
           await sql`update data_hub_flows set next_run_at = ${next} where id = ${flow.id}`.execute(db);
-          if (!filed[0]) continue; // filed already, or a run of the flow is still going
-          if (missed) late.push(filed[0].id);
-          else await this.jobs.send(RUN_JOB, { runId: filed[0].id }, { singletonKey: filed[0].id }, em);
+          if (!filed) continue; // filed already, or a run of the flow is still going
+          if (missed) late.push(filed);
+          else await this.jobs.send(RUN_JOB, { runId: filed }, { singletonKey: filed }, em);
         }
         return { taken: rows.length, missed: late };
       });

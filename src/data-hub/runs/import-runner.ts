@@ -5,7 +5,6 @@ import type { Bilingual } from '../../common/bilingual.js';
 import {
   createImportTables,
   dropImportTables,
-  IMPORT_OUTCOME,
   IMPORT_STAGING,
   stagedValues,
   type RecordImport,
@@ -22,7 +21,7 @@ import type { FieldValue } from '../structures/structures.js';
 import { FileRowsError, isRowProblem, readRows, type FileRows } from './file-rows.js';
 import { RowMapper } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
-import { RunRowsWriter } from './run-rows.js';
+import { RunRecords, RunRowsWriter } from './run-records.js';
 import { RECORD_IMPORTS } from './record-imports.js';
 import { RunsDatabase } from './runs-database.js';
 
@@ -124,7 +123,7 @@ export class ImportRunner {
     const counts: RunCounts = { read: 0, changed: 0, created: 0, deactivated: 0, rejected: 0, unchanged: 0, sent: 0 };
     // The file as read, once it is: a failed run records it too.
     const reading: { file: ImportOutcome['file'] } = { file: null };
-    const lists = new RunRowsWriter(this.database.pool, request.runId);
+    const lists = new RunRowsWriter(this.database.pool, request.attempt);
     const mapper = new RowMapper(request.structure, request.fields);
     const controller = new AbortController();
     let location: FileLocation | undefined;
@@ -224,25 +223,23 @@ export class ImportRunner {
       counts.unchanged = plan.unchanged;
       counts.deactivated = replace ? plan.wouldDeactivate : 0;
       if (counts.read !== counts.created + counts.changed + counts.unchanged + counts.rejected) {
-        throw new Error(`run ${request.runId}: counts do not add up: ${JSON.stringify(counts)}`);
+        throw new Error(`run ${request.attempt.runId}: counts do not add up: ${JSON.stringify(counts)}`);
       }
       if (counts.read === 0) throw new RunStopped({ status: 'failed', refusal: null, error: failure('no_rows', words.noRows) });
       if (replace) this.guard(request, plan.wouldDeactivate, plan.activeRecords);
       if (request.preview) {
         await importer.listPlanned(client, request.storeId, replace);
         await client.query('commit');
-        await keepOutcome(client, request.runId);
+        await RunRecords.keepImportOutcome(client, request.attempt);
         return { status: 'succeeded', refusal: null, error: null };
       }
       await importer.apply(client, request.storeId, request.replace);
-      await keepOutcome(client, request.runId);
-      await client.query(
-        `update data_hub_runs set status = 'succeeded', counts = $2, file = $3, finished_at = clock_timestamp() where id = $1`,
-        [request.runId, JSON.stringify(counts), JSON.stringify(reading.file)],
-      );
+      await RunRecords.keepImportOutcome(client, request.attempt);
+      // Recorded in the same transaction, as this attempt's: one a later attempt replaced rolls its changes back here.
+      await RunRecords.record(client, request.attempt, { status: 'succeeded', counts, file: reading.file });
       await client.query('commit');
       // The commit runs the deferred triggers (search refreshes the products that changed): the run ends after it.
-      await client.query(`update data_hub_runs set finished_at = clock_timestamp() where id = $1`, [request.runId]);
+      await RunRecords.finished(client, request.attempt);
       return { status: 'succeeded', refusal: null, error: null };
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
@@ -394,15 +391,6 @@ async function alreadyImported(location: FileLocation, file: RemoteFile, importe
   const hash = createHash('sha256');
   for await (const chunk of await location.read(file.name)) hash.update(chunk as Buffer);
   return earlier.includes(hash.digest('hex'));
-}
-
-/** What a run created and deactivated (or would), into its lists: created in the file's order, deactivated by key. */
-async function keepOutcome(client: PoolClient, runId: string): Promise<void> {
-  await client.query(
-    `insert into data_hub_run_rows (run_id, list, position, line, key, record_id)
-     select $1, list, row_number() over (partition by list order by line, key), line, key, record_id from ${IMPORT_OUTCOME}`,
-    [runId],
-  );
 }
 
 /** Valid rows into the staging table, several thousand per statement. */

@@ -3,10 +3,12 @@ import type { SourceFormat } from '../connectors/file-fields.js';
 import type { MappingField } from '../entities/mapping.entity.js';
 import type { Structure } from '../structures/structures.js';
 import type { FileEncoding } from './file-rows.js';
+import type { RunAttempt } from './run-records.js';
 
 /** What an import or an export run is given: the flow's settings as the run's mapping version saw them, and its connection. */
 export interface RunRequest {
-  runId: string;
+  /** The run and the attempt at it this is: whatever it writes is this attempt's, and nothing once a later one started. */
+  attempt: RunAttempt;
   storeId: string;
   structure: Structure;
   fields: readonly MappingField[];

@@ -18,7 +18,8 @@ import type { RunList } from '../entities/run.entity.js';
 import { FlowsService } from '../flows/flows.service.js';
 import { structureNamed } from '../structures/structures.js';
 import { ExportRunner } from './export-runner.js';
-import { ImportRunner, type ImportOutcome } from './import-runner.js';
+import { ImportRunner } from './import-runner.js';
+import { queryableOf, RunRecords, StaleAttempt, type RunAttempt, type RunOutcomeRecord } from './run-records.js';
 import type { RunRequest } from './run-request.js';
 
 export const RUN_JOB = 'data-hub.run';
@@ -62,7 +63,6 @@ interface ClaimedRun {
   first_rows: number | null;
   mapping_version: number;
   override: { maxDeactivatePercent: number } | null;
-  attempts: number;
 }
 
 /**
@@ -120,21 +120,27 @@ export class RunsService implements OnModuleInit {
         }
       : null;
     const insert = (em: EntityManager, status: 'queued' | 'running') =>
-      sql<{ id: string }>`
-        insert into data_hub_runs (store_id, flow_id, trigger, preview, status, requested_file, first_rows, mapping_version, override, requested_by, started_at)
-        values (${admin.storeId}, ${flowId}, 'manual', ${body.preview ?? false}, ${status}, ${body.file ?? null}, ${body.firstRows ?? null}, ${mappings[0].version},
-                ${override ? JSON.stringify(override) : null}::jsonb, ${admin.staff!.id}, ${status === 'running' ? sql`now()` : null})
-        returning id`.execute(this.db(em));
+      RunRecords.create(this.records(em), {
+        storeId: admin.storeId,
+        flowId,
+        preview: body.preview ?? false,
+        status,
+        requestedFile: body.file ?? null,
+        firstRows: body.firstRows ?? null,
+        mappingVersion: mappings[0].version,
+        override,
+        requestedBy: admin.staff!.id,
+      });
     if (body.preview) {
-      const { rows } = await insert(this.em, 'running');
-      await this.perform(rows[0].id);
-      return { run: await this.withFirstRows(rows[0].id), queued: false };
+      const runId = await insert(this.em, 'running');
+      await this.runAttempt(await RunRecords.previewAttempt(this.records(), runId));
+      return { run: await this.withFirstRows(runId), queued: false };
     }
     try {
       const runId = await this.em.fork().transactional(async (em) => {
-        const { rows } = await insert(em, 'queued');
-        await this.jobs.send(RUN_JOB, { runId: rows[0].id }, { singletonKey: rows[0].id }, em);
-        return rows[0].id;
+        const id = await insert(em, 'queued');
+        await this.jobs.send(RUN_JOB, { runId: id }, { singletonKey: id }, em);
+        return id;
       });
       return { run: await this.document(runId), queued: true };
     } catch (error) {
@@ -145,18 +151,16 @@ export class RunsService implements OnModuleInit {
 
   /** The queued run's job: claimed (an attempt counted), performed, its outcome recorded. */
   async execute(runId: string): Promise<void> {
-    const { rows } = await sql<{ attempts: number }>`
-      update data_hub_runs set status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now())
-      where id = ${runId} and status in ('queued', 'running') returning attempts`.execute(this.db());
-    if (!rows[0]) return; // finished already: a retry of a run whose outcome is recorded
-    if (rows[0].attempts > MAX_ATTEMPTS) {
-      await this.record(runId, {
+    const attempt = await RunRecords.claim(this.records(), runId);
+    if (!attempt) return; // finished already: a retry of a run whose outcome is recorded
+    if (attempt.number > MAX_ATTEMPTS) {
+      await this.record(attempt, {
         status: 'failed',
         error: { code: 'gave_up', message_en: `The run failed ${MAX_ATTEMPTS} times.`, message_ar: `فشل التشغيل ${MAX_ATTEMPTS} مرات.` },
-      });
+      }).catch(droppedIfStale);
       return;
     }
-    await this.perform(runId);
+    await this.runAttempt(attempt);
   }
 
   async list(admin: AdminPrincipal, flowId: string, query: ListQueryDto): Promise<{ items: RunDocument[]; nextCursor: string | null }> {
@@ -188,13 +192,26 @@ export class RunsService implements OnModuleInit {
     return { items, nextCursor: rows.length > limit ? String(page[page.length - 1].position) : null };
   }
 
-  private async perform(runId: string): Promise<void> {
+  /**
+   * One attempt at a run, claimed: its work and its outcome. An attempt that a later one has replaced
+   * (its worker taken for dead) finds so at its next write and stops there, writing nothing more.
+   */
+  async runAttempt(attempt: RunAttempt): Promise<void> {
+    try {
+      await this.perform(attempt);
+    } catch (error) {
+      droppedIfStale(error);
+      this.logger.warn(`data hub run ${attempt.runId}: attempt ${attempt.number} was replaced by a later one; its work is dropped`);
+    }
+  }
+
+  private async perform(attempt: RunAttempt): Promise<void> {
+    const { runId } = attempt;
     const { rows } = await sql<ClaimedRun>`
-      select id, store_id, flow_id, trigger, due_at, preview, requested_file, first_rows, mapping_version, override, attempts
+      select id, store_id, flow_id, trigger, due_at, preview, requested_file, first_rows, mapping_version, override
       from data_hub_runs where id = ${runId}`.execute(this.db());
     const run = rows[0];
-    // An attempt starts its lists afresh: what an interrupted one wrote does not count.
-    await sql`delete from data_hub_run_rows where run_id = ${runId}`.execute(this.db());
+    await RunRecords.clearLists(this.records(), attempt);
     const { rows: flows } = await sql<{
       connection_id: string;
       format: 'csv';
@@ -216,7 +233,7 @@ export class RunsService implements OnModuleInit {
     try {
       const connection = await this.connections.storedIn(run.store_id, flow.connection_id);
       const request: RunRequest = {
-        runId,
+        attempt,
         storeId: run.store_id,
         structure: structureNamed(versions[0].structure)!,
         fields: versions[0].fields,
@@ -231,8 +248,8 @@ export class RunsService implements OnModuleInit {
       };
       if (flow.direction === 'export') {
         // An export reads the store, not a file: no file to wait for, and its outcome is recorded here.
-        await sql`update data_hub_runs set formula_safety = ${flow.formula_safety} where id = ${runId}`.execute(this.db());
-        await this.record(runId, await this.exporter.run({ ...request, formulaSafety: flow.formula_safety }));
+        await RunRecords.formulaSafety(this.records(), attempt, flow.formula_safety);
+        await this.record(attempt, await this.exporter.run({ ...request, formulaSafety: flow.formula_safety }));
         return await this.alert(runId);
       }
       const outcome = await this.importer.run({
@@ -246,24 +263,24 @@ export class RunsService implements OnModuleInit {
       if (outcome.status === 'missing' && Date.now() < waitUntil) {
         // No new file yet: look again a little later, until the flow's missing-file delay has passed.
         const wait = Math.min(WAIT_FOR_FILE_SECONDS, Math.ceil((waitUntil - Date.now()) / 1000));
-        await sql`update data_hub_runs set status = 'queued', attempts = 0 where id = ${runId}`.execute(this.db());
+        await RunRecords.requeue(this.records(), attempt, true);
         await this.jobs.send(RUN_JOB, { runId }, { startAfter: Math.max(1, wait) });
         return;
       }
       // A run that applied its changes recorded its outcome in the same transaction.
-      if (outcome.status !== 'succeeded' || run.preview) await this.record(runId, outcome);
+      if (outcome.status !== 'succeeded' || run.preview) await this.record(attempt, outcome);
       await this.alert(runId);
     } catch (error) {
+      if (error instanceof StaleAttempt) throw error;
       this.logger.warn(`data hub run ${runId}: ${(error as Error).message}`);
-      const attempts = run.attempts;
-      if (run.preview || attempts >= MAX_ATTEMPTS) {
-        await this.record(runId, {
+      if (run.preview || attempt.number >= MAX_ATTEMPTS) {
+        await this.record(attempt, {
           status: 'failed',
           error: { code: 'run_failed', message_en: 'The run failed; nothing was changed.', message_ar: 'فشل التشغيل؛ لم يتغير شيء.' },
         });
         return this.alert(runId);
       }
-      await sql`update data_hub_runs set status = 'queued' where id = ${runId}`.execute(this.db());
+      await RunRecords.requeue(this.records(), attempt, false);
       throw error;
     }
   }
@@ -282,7 +299,7 @@ export class RunsService implements OnModuleInit {
    * (unless the flow is muted). In the store's Insights language.
    */
   async alert(runId: string): Promise<void> {
-    const { rows } = await sql<{
+    const run = await RunRecords.alertOnce<{
       store_id: string;
       status: 'missing' | 'refused' | 'failed';
       due_at: Date;
@@ -290,14 +307,7 @@ export class RunsService implements OnModuleInit {
       recipients: string[];
       reason: { message_en: string; message_ar: string };
       language: 'en' | 'ar' | null;
-    }>`
-      update data_hub_runs r set alerted_at = now()
-      from data_hub_flows f left join insights_settings s on s.store_id = f.store_id
-      where r.id = ${runId} and f.id = r.flow_id and r.trigger = 'schedule' and not r.preview and r.alerted_at is null
-        and r.status in ('missing', 'refused', 'failed') and not f.muted and cardinality(f.alert_recipients) > 0
-      returning r.store_id, r.status, r.due_at, f.name as flow_name, f.alert_recipients as recipients,
-        coalesce(r.refusal, r.error) as reason, s.language`.execute(this.db());
-    const run = rows[0];
+    }>(this.records(), runId);
     if (!run) return;
     const locale = run.language ?? 'en';
     for (const to of run.recipients) {
@@ -318,13 +328,8 @@ export class RunsService implements OnModuleInit {
     }
   }
 
-  private async record(runId: string, outcome: Partial<ImportOutcome> & Pick<ImportOutcome, 'status'>): Promise<void> {
-    await sql`
-      update data_hub_runs set status = ${outcome.status}, counts = coalesce(${outcome.counts ? JSON.stringify(outcome.counts) : null}::jsonb, counts),
-        file = coalesce(${outcome.file ? JSON.stringify(outcome.file) : null}::jsonb, file),
-        refusal = ${outcome.refusal ? JSON.stringify(outcome.refusal) : null}::jsonb, error = ${outcome.error ? JSON.stringify(outcome.error) : null}::jsonb,
-        finished_at = now()
-      where id = ${runId}`.execute(this.db());
+  private async record(attempt: RunAttempt, outcome: RunOutcomeRecord): Promise<void> {
+    await RunRecords.record(this.records(), attempt, outcome);
   }
 
   private async visible(admin: AdminPrincipal, runId: string): Promise<void> {
@@ -359,4 +364,13 @@ export class RunsService implements OnModuleInit {
   private db(em: EntityManager = this.em): Kysely<unknown> {
     return em.getKysely() as Kysely<unknown>;
   }
+
+  private records(em: EntityManager = this.em) {
+    return queryableOf(this.db(em));
+  }
+}
+
+/** Swallows the end of an attempt a later one replaced; rethrows anything else. */
+function droppedIfStale(error: unknown): void {
+  if (!(error instanceof StaleAttempt)) throw error;
 }

@@ -1,0 +1,244 @@
+import { CompiledQuery, type Kysely } from 'kysely';
+import { IMPORT_OUTCOME } from '../../infra/database/record-import.js';
+import type { RunList } from '../entities/run.entity.js';
+import type { Queryable } from './queryable.js';
+
+/**
+ * The one writer of `data_hub_runs` and `data_hub_run_rows`. A run is worked in attempts: claiming one
+ * counts it, and every write of what an attempt found names it, so that an attempt that is no longer
+ * the current one (its worker was taken for dead and the job given to another) writes nothing: not its
+ * outcome, not its lists, and not the changes it would apply, whose transaction it rolls back.
+ */
+
+/** An attempt at a run: the run and the number of the attempt (0 for a preview, which is never queued). */
+export interface RunAttempt {
+  runId: string;
+  number: number;
+}
+
+/** Thrown where a write of an attempt finds that a later one has started: its work is dropped. */
+export class StaleAttempt extends Error {
+  constructor(readonly attempt: RunAttempt) {
+    super(`run ${attempt.runId}: attempt ${attempt.number} is no longer the current one`);
+  }
+}
+
+export interface RunOutcomeRecord {
+  status: string;
+  counts?: unknown;
+  file?: unknown;
+  refusal?: unknown;
+  error?: unknown;
+}
+
+export interface RunRowInput {
+  line?: number | null;
+  key?: string | null;
+  recordId?: string | null;
+  values?: Record<string, unknown> | null;
+  errors?: Record<string, unknown>[] | null;
+}
+
+/** Kysely (the ORM's connection, or one of its transactions) as a Queryable. */
+export function queryableOf(db: Kysely<unknown>): Queryable {
+  return {
+    async query<R extends object>(text: string, values: unknown[] = []) {
+      const result = await db.executeQuery<R>(CompiledQuery.raw(text, values));
+      return { rows: result.rows, rowCount: result.numAffectedRows === undefined ? result.rows.length : Number(result.numAffectedRows) };
+    },
+  };
+}
+
+const CURRENT = `id = $1 and attempts = $2`;
+
+/** Fails with StaleAttempt when a fenced write touched no row: a later attempt has started. */
+function current(attempt: RunAttempt, rowCount: number | null): void {
+  if (!rowCount) throw new StaleAttempt(attempt);
+}
+
+export const RunRecords = {
+  /** A run asked for by a member: queued for its job, or running at once (a preview). */
+  async create(
+    db: Queryable,
+    run: {
+      storeId: string;
+      flowId: string;
+      preview: boolean;
+      status: 'queued' | 'running';
+      requestedFile: string | null;
+      firstRows: number | null;
+      mappingVersion: number;
+      override: unknown;
+      requestedBy: string;
+    },
+  ): Promise<string> {
+    const { rows } = await db.query<{ id: string }>(
+      `insert into data_hub_runs (store_id, flow_id, trigger, preview, status, requested_file, first_rows, mapping_version, override, requested_by, started_at)
+       values ($1, $2, 'manual', $3, $4::text, $5, $6, $7, $8::jsonb, $9, case when $4::text = 'running' then now() end)
+       returning id`,
+      [
+        run.storeId,
+        run.flowId,
+        run.preview,
+        run.status,
+        run.requestedFile,
+        run.firstRows,
+        run.mappingVersion,
+        run.override === null ? null : JSON.stringify(run.override),
+        run.requestedBy,
+      ],
+    );
+    return rows[0].id;
+  },
+
+  /**
+   * A flow's run at its due time: queued, or recorded missing with its error when the due time passed long
+   * ago. None when one is filed already, or a run of the flow is still going (the one-at-a-time index).
+   */
+  async fileScheduled(
+    db: Queryable,
+    run: { storeId: string; flowId: string; dueAt: Date; mappingVersion: number; missed: unknown | null },
+  ): Promise<string | null> {
+    const { rows } = await db.query<{ id: string }>(
+      `insert into data_hub_runs (store_id, flow_id, trigger, status, due_at, mapping_version, error, finished_at)
+       values ($1, $2, 'schedule', case when $5::jsonb is null then 'queued' else 'missing' end, $3, $4, $5::jsonb,
+               case when $5::jsonb is null then null else now() end)
+       on conflict do nothing returning id`,
+      [run.storeId, run.flowId, run.dueAt, run.mappingVersion, run.missed === null ? null : JSON.stringify(run.missed)],
+    );
+    return rows[0]?.id ?? null;
+  },
+
+  /** The queued (or interrupted) run's next attempt, counted; none when the run has its outcome already. */
+  async claim(db: Queryable, runId: string): Promise<RunAttempt | null> {
+    const { rows } = await db.query<{ attempts: number }>(
+      `update data_hub_runs set status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now())
+       where id = $1 and status in ('queued', 'running') returning attempts`,
+      [runId],
+    );
+    return rows[0] ? { runId, number: rows[0].attempts } : null;
+  },
+
+  /** A preview's one attempt: it runs as it is asked for, never queued. */
+  async previewAttempt(db: Queryable, runId: string): Promise<RunAttempt> {
+    const { rows } = await db.query<{ attempts: number }>(`select attempts from data_hub_runs where id = $1`, [runId]);
+    return { runId, number: rows[0].attempts };
+  },
+
+  /** An attempt starts its lists afresh: what an interrupted one wrote does not count. */
+  async clearLists(db: Queryable, attempt: RunAttempt): Promise<void> {
+    await db.query(`delete from data_hub_run_rows where run_id = $1 and exists (select 1 from data_hub_runs where ${CURRENT})`, [
+      attempt.runId,
+      attempt.number,
+    ]);
+  },
+
+  /** What an attempt created and deactivated (or would), from the import's outcome table: created in the file's order, deactivated by key. */
+  async keepImportOutcome(db: Queryable, attempt: RunAttempt): Promise<void> {
+    await db.query(
+      `insert into data_hub_run_rows (run_id, list, position, line, key, record_id)
+       select $1, list, row_number() over (partition by list order by line, key), line, key, record_id from ${IMPORT_OUTCOME}
+       where exists (select 1 from data_hub_runs where ${CURRENT})`,
+      [attempt.runId, attempt.number],
+    );
+  },
+
+  /** An outcome: the attempt's if it is still the current one (StaleAttempt otherwise; in a transaction, roll it back). */
+  async record(db: Queryable, attempt: RunAttempt, outcome: RunOutcomeRecord): Promise<void> {
+    const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
+    const { rowCount } = await db.query(
+      `update data_hub_runs set status = $3, counts = coalesce($4::jsonb, counts), file = coalesce($5::jsonb, file),
+         refusal = $6::jsonb, error = $7::jsonb, finished_at = clock_timestamp()
+       where ${CURRENT}`,
+      [attempt.runId, attempt.number, outcome.status, json(outcome.counts), json(outcome.file), json(outcome.refusal), json(outcome.error)],
+    );
+    current(attempt, rowCount);
+  },
+
+  /** The end of a run whose outcome was recorded inside its transaction: after the commit and what the commit ran. */
+  async finished(db: Queryable, attempt: RunAttempt): Promise<void> {
+    await db.query(`update data_hub_runs set finished_at = clock_timestamp() where ${CURRENT}`, [attempt.runId, attempt.number]);
+  },
+
+  /** Back in the queue: after a failed attempt, to be tried again; or, its attempts reset, to look for a file again later. */
+  async requeue(db: Queryable, attempt: RunAttempt, resetAttempts: boolean): Promise<void> {
+    const { rowCount } = await db.query(
+      `update data_hub_runs set status = 'queued', attempts = case when $3 then 0 else attempts end where ${CURRENT}`,
+      [attempt.runId, attempt.number, resetAttempts],
+    );
+    current(attempt, rowCount);
+  },
+
+  /** The formula safety an export attempt writes its cells with. */
+  async formulaSafety(db: Queryable, attempt: RunAttempt, formulaSafety: string): Promise<void> {
+    const { rowCount } = await db.query(`update data_hub_runs set formula_safety = $3 where ${CURRENT}`, [
+      attempt.runId,
+      attempt.number,
+      formulaSafety,
+    ]);
+    current(attempt, rowCount);
+  },
+
+  /**
+   * Marks a scheduled run that went missing, was refused or failed as alerted, once, and answers what the
+   * alert says and to whom (none when it needs none: a manual run, a muted flow, no recipients).
+   */
+  async alertOnce<T extends object>(db: Queryable, runId: string): Promise<T | undefined> {
+    const { rows } = await db.query<T>(
+      `update data_hub_runs r set alerted_at = now()
+       from data_hub_flows f left join insights_settings s on s.store_id = f.store_id
+       where r.id = $1 and f.id = r.flow_id and r.trigger = 'schedule' and not r.preview and r.alerted_at is null
+         and r.status in ('missing', 'refused', 'failed') and not f.muted and cardinality(f.alert_recipients) > 0
+       returning r.store_id, r.status, r.due_at, f.name as flow_name, f.alert_recipients as recipients,
+         coalesce(r.refusal, r.error) as reason, s.language`,
+      [runId],
+    );
+    return rows[0];
+  },
+};
+
+const BATCH = 1000;
+
+/** An attempt's lists (rejected, created, deactivated), written a thousand rows at a time, numbered in order; nothing once it is stale. */
+export class RunRowsWriter {
+  private readonly positions: Record<RunList, number> = { rejected: 0, created: 0, deactivated: 0 };
+  private pending: (RunRowInput & { list: RunList; position: number })[] = [];
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly attempt: RunAttempt,
+  ) {}
+
+  async add(list: RunList, row: RunRowInput): Promise<void> {
+    this.pending.push({ ...row, list, position: ++this.positions[list] });
+    if (this.pending.length >= BATCH) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const rows = this.pending;
+    this.pending = [];
+    const { rowCount } = await this.db.query(
+      `insert into data_hub_run_rows (run_id, list, position, line, key, record_id, "values", errors)
+       select $1, r.list, r.position, r.line, r.key, r.record_id, r.values, r.errors
+       from jsonb_to_recordset($3::jsonb) as r(list text, position int, line int, key text, record_id uuid, "values" jsonb, errors jsonb)
+       where exists (select 1 from data_hub_runs where ${CURRENT})`,
+      [
+        this.attempt.runId,
+        this.attempt.number,
+        JSON.stringify(
+          rows.map((row) => ({
+            list: row.list,
+            position: row.position,
+            line: row.line ?? null,
+            key: row.key ?? null,
+            record_id: row.recordId ?? null,
+            values: row.values ?? null,
+            errors: row.errors ?? null,
+          })),
+        ),
+      ],
+    );
+    current(this.attempt, rowCount);
+  }
+}
