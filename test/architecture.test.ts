@@ -79,6 +79,34 @@ describe('architecture', () => {
     expect(cycles).toEqual([]);
   });
 
+  it('no file imports itself through others: the import graph of files has no cycle', () => {
+    const imports = new Map<string, string[]>();
+    for (const edge of EDGES) imports.set(edge.from, [...(imports.get(edge.from) ?? []), edge.to]);
+    const state = new Map<string, 'visiting' | 'done'>();
+    const cycles: string[] = [];
+    // Depth first without recursion: each frame is a file and the imports of it still to visit.
+    for (const start of FILES) {
+      if (state.has(start)) continue;
+      const stack: { file: string; next: string[] }[] = [{ file: start, next: [...(imports.get(start) ?? [])] }];
+      state.set(start, 'visiting');
+      while (stack.length > 0) {
+        const frame = stack[stack.length - 1];
+        const to = frame.next.pop();
+        if (to === undefined) {
+          state.set(frame.file, 'done');
+          stack.pop();
+        } else if (state.get(to) === 'visiting') {
+          const path = stack.map((entry) => entry.file);
+          cycles.push([...path.slice(path.indexOf(to)), to].map((file) => relative(SRC, file)).join(' → '));
+        } else if (!state.has(to)) {
+          state.set(to, 'visiting');
+          stack.push({ file: to, next: [...(imports.get(to) ?? [])] });
+        }
+      }
+    }
+    expect(cycles).toEqual([]);
+  });
+
   it('one area writes each table (payments also keeps the payment state on the order row)', () => {
     const migrations = FILES.filter((file) => file.includes('/migrations/'));
     const tables = new Set(migrations.flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/create table (\w+)/g)].map((m) => m[1])));

@@ -1,8 +1,9 @@
 import ExcelJS from 'exceljs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { FileFieldsError, HEADER_MAX_BYTES, readFileFields, type SourceFormat } from '../../src/data-hub/connectors/file-fields.js';
+import { FileFieldsError, HEADER_MAX_BYTES, readFileFields } from '../../src/data-hub/connectors/file-fields.js';
 import { CELL_MAX_CHARS } from '../../src/data-hub/runs/file-rows.js';
+import type { SourceFormat } from '../../src/infra/tabular/formats.js';
 import { inlineRow, workbookParts, zipArchive } from './zip-files.js';
 
 const fileOf = (text: string | Buffer) => Readable.from([typeof text === 'string' ? Buffer.from(text) : text]);

@@ -3,8 +3,7 @@ import ExcelJS from 'exceljs';
 import { buffer } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
 import { openReportFile, type ReportFileOptions } from '../../src/insights/exports/report-file.js';
-import type { TableRow } from '../../src/insights/query/report-rows.js';
-import type { ReportColumnDoc } from '../../src/insights/reports/report.service.js';
+import type { ReportColumnDoc, TableRow } from '../../src/insights/query/report-rows.js';
 
 const COLUMNS: ReportColumnDoc[] = [
   { name: 'day', kind: 'dimension', type: 'date', label_en: 'Day', label_ar: 'اليوم' },

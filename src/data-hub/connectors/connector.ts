@@ -4,9 +4,15 @@ import { Readable } from 'node:stream';
 import type { Entitlement } from '../../common/permissions.js';
 import type { ConnectionKind, PinnedHostKey } from '../entities/connection.entity.js';
 import { ConnectionFailure } from './connection-failure.js';
-import type { QueryRows } from './database-read.js';
-import { FileFieldsError, readFileFields, type SourceFormat } from './file-fields.js';
+import { FileFieldsError, readFileFields } from './file-fields.js';
 import { templatePattern } from './file-template.js';
+import type { SourceFormat } from '../../infra/tabular/formats.js';
+import type { FileRows } from '../runs/file-rows.js';
+
+/** A query's rows as a run reads them, a batch at a time from a cursor, until it is closed. */
+export interface QueryRows extends FileRows {
+  close(): Promise<void>;
+}
 
 /** How long a test may take, connecting included (contract section 9: "within 10 s"). */
 export const CONNECTION_TEST_TIMEOUT_MS = 10_000;

@@ -3,9 +3,9 @@ import pg from 'pg';
 import { EgressPolicy } from '../../infra/egress/egress-policy.js';
 import { DatabaseReadConfigDto, DatabaseReadCredentialsDto } from '../dto/connection.dto.js';
 import type { CellValue } from '../mappings/transforms.js';
-import { JsonLineFault, jsonLineValues, RECORD_MAX_BYTES, type FileRows, type RowProblem, type SourceRow } from '../runs/file-rows.js';
+import { JsonLineFault, jsonLineValues, RECORD_MAX_BYTES, type RowProblem, type SourceRow } from '../runs/file-rows.js';
 import { ThreadShare } from '../runs/thread-share.js';
-import { CONNECTION_TEST_TIMEOUT_MS, type ConnectionTarget, type Connector, type TestResult } from './connector.js';
+import { CONNECTION_TEST_TIMEOUT_MS, type ConnectionTarget, type Connector, type QueryRows, type TestResult } from './connector.js';
 import { ConnectionFailure } from './connection-failure.js';
 import { checkedAddress, NETWORK_ERROR_CODES } from './egress.js';
 
@@ -121,10 +121,6 @@ export async function probeDatabaseRead(
 }
 
 /** A query's rows for a run, read through a cursor; `close` ends the session (nothing was written on it). */
-export interface QueryRows extends FileRows {
-  close(): Promise<void>;
-}
-
 /**
  * The query's rows as a run reads them: in a read-only transaction on the merchant's server, through a
  * cursor fetched a batch at a time (about 8 MiB of the largest rows read so far, at most 2000 rows),

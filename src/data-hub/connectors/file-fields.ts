@@ -1,18 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Bilingual } from '../../common/bilingual.js';
-import {
-  FileRowsError,
-  JSON_DEPTH_MAX,
-  JsonLineFault,
-  jsonLineValues,
-  readRows,
-  textLines,
-  utf8Chunks,
-  type FileEncoding,
-} from '../runs/file-rows.js';
-
-export const SOURCE_FORMATS = ['csv', 'jsonl', 'xlsx'] as const;
-export type SourceFormat = (typeof SOURCE_FORMATS)[number];
+import { FileRowsError, JSON_DEPTH_MAX, JsonLineFault, jsonLineValues, readRows, textLines, utf8Chunks } from '../runs/file-rows.js';
+import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js';
 
 /** The most a header may take before the file is refused: a header line, not a 2 GiB file without line breaks. */
 export const HEADER_MAX_BYTES = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { RE2JS } from 're2js';
-import { SOURCE_FORMATS, type SourceFormat } from './file-fields.js';
+import { SOURCE_FORMATS, type SourceFormat } from '../../infra/tabular/formats.js';
 
 /**
  * File name templates of the data hub (contract section 9, `stock-{yyyy}{MM}{dd}.csv`): literal

@@ -3,9 +3,9 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { NotWith, NullableField, OptionalField, TextField } from '../../common/validation/fields.js';
 import { CONNECTION_KINDS, type ConnectionKind, type PinnedHostKey } from '../entities/connection.entity.js';
-import { SOURCE_FORMATS, type SourceFormat } from '../connectors/file-fields.js';
 import { TEMPLATE_SHAPE } from '../connectors/file-template.js';
 import { immutableDoc, SERVER_OWNED_OBJECT, ServerOwned } from './read-back.js';
+import { SOURCE_FORMATS, type SourceFormat } from '../../infra/tabular/formats.js';
 
 /** A host name or an address (IPv6 in brackets or bare). */
 const HOST =

@@ -18,12 +18,12 @@ import {
 } from 'class-validator';
 import { FORMULA_SAFETY, type FormulaSafety } from '../../common/formula-safety.js';
 import { EmailField, NullableField, OptionalField, TextField } from '../../common/validation/fields.js';
-import { SOURCE_FORMATS, type SourceFormat } from '../connectors/file-fields.js';
 import { TEMPLATE_SHAPE } from '../connectors/file-template.js';
-import { FILE_ENCODINGS, FLOW_MODES, type FlowMode } from '../entities/flow.entity.js';
+import { FLOW_MODES, type FlowMode } from '../entities/flow.entity.js';
 import { cronProblem, isTimezone } from '../flows/flow-schedule.js';
 import { DIRECTIONS, type Direction } from '../structures/structures.js';
 import { immutableDoc, SERVER_OWNED_OBJECT, ServerOwned } from './read-back.js';
+import { FILE_ENCODINGS, SOURCE_FORMATS, type FileEncoding, type SourceFormat } from '../../infra/tabular/formats.js';
 
 export class FlowScheduleDto {
   @ApiProperty({ example: '0 2 * * *', description: 'Five fields: minute hour day-of-month month day-of-week.' })
@@ -97,7 +97,7 @@ class FlowFieldsDto {
   @ApiPropertyOptional({ enum: FILE_ENCODINGS, default: 'utf-8' })
   @OptionalField()
   @IsIn(FILE_ENCODINGS)
-  encoding?: (typeof FILE_ENCODINGS)[number];
+  encoding?: FileEncoding;
   @ApiPropertyOptional({
     enum: FLOW_MODES,
     default: 'upsert',

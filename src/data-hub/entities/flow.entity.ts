@@ -3,12 +3,11 @@ import { StaffMember } from '../../auth/entities/staff-member.entity.js';
 import { FORMULA_SAFETY } from '../../common/formula-safety.js';
 import { createdAt, updatedAt } from '../../infra/database/timestamps.js';
 import { Store } from '../../stores/entities/store.entity.js';
-import { SOURCE_FORMATS } from '../connectors/file-fields.js';
 import { DIRECTIONS } from '../structures/structures.js';
 import { Connection } from './connection.entity.js';
 import { Mapping } from './mapping.entity.js';
+import { FILE_ENCODINGS, SOURCE_FORMATS } from '../../infra/tabular/formats.js';
 
-export const FILE_ENCODINGS = ['utf-8', 'windows-1256'] as const;
 export const FLOW_MODES = ['upsert', 'replace'] as const;
 export type FlowMode = (typeof FLOW_MODES)[number];
 

@@ -7,13 +7,13 @@ import type { FormulaSafety } from '../../common/formula-safety.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
-import type { SourceFormat } from '../connectors/file-fields.js';
 import type { CreateFlowDto, UpdateFlowDto } from '../dto/flow.dto.js';
 import { refuseChanges } from '../dto/read-back.js';
 import type { ConnectionKind } from '../entities/connection.entity.js';
-import type { FILE_ENCODINGS, FlowMode } from '../entities/flow.entity.js';
+import type { FlowMode } from '../entities/flow.entity.js';
 import { STRUCTURES, structureNamed, type Direction } from '../structures/structures.js';
 import { nextDueAt } from './flow-schedule.js';
+import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js';
 
 const DOC = sql`json_build_object(
   'id', f.id, 'name', f.name, 'connectionId', f.connection_id, 'mappingId', f.mapping_id, 'direction', f.direction,
@@ -34,7 +34,7 @@ interface FlowSettings {
   mappingId: string;
   direction: Direction;
   format: SourceFormat;
-  encoding: (typeof FILE_ENCODINGS)[number];
+  encoding: FileEncoding;
   fileTemplate: string;
   mode: FlowMode;
   formulaSafety: FormulaSafety;

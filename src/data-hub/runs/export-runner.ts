@@ -10,19 +10,18 @@ import { csvField } from '../../common/csv.js';
 import { formulaSafeText, type FormulaSafety } from '../../common/formula-safety.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';
 import type { FileLocation } from '../connectors/connector.js';
-import type { SourceFormat } from '../connectors/file-fields.js';
 import { renderTemplate } from '../connectors/file-template.js';
 import { measuredStream } from '../connectors/measured-stream.js';
 import type { MappingField } from '../entities/mapping.entity.js';
 import type { RunCounts } from '../entities/run.entity.js';
 import { applyTransforms, TransformError, type CellValue } from '../mappings/transforms.js';
 import type { FieldValue, Structure } from '../structures/structures.js';
-import type { FileEncoding } from './file-rows.js';
 import type { ImportOutcome } from './import-runner.js';
 import type { RowError } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
 import { RunRowsWriter } from './run-records.js';
 import { RunsDatabase } from './runs-database.js';
+import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js';
 
 /** An export's request: a run's, and what its CSV or XLSX cells do with text that would be a formula. */
 export type ExportRequest = RunRequest & { formulaSafety: FormulaSafety };

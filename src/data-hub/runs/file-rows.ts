@@ -4,15 +4,13 @@ import type { Readable } from 'node:stream';
 import { Parser, type Options as CsvOptions } from 'csv-parse';
 import ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
-import type { SourceFormat } from '../connectors/file-fields.js';
 import type { CellValue } from '../mappings/transforms.js';
 import { CELL_MAX_CHARS, fileError, FileRowsError, notWorkbook, RECORD_MAX_BYTES } from './file-refusal.js';
 import { ThreadShare } from './thread-share.js';
 import { XlsxArchiveGuard } from './xlsx-archive-guard.js';
+import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js';
 
 export { CELL_MAX_CHARS, FileRowsError, RECORD_MAX_BYTES, type FileRowsErrorCode } from './file-refusal.js';
-
-export type FileEncoding = 'utf-8' | 'windows-1256';
 
 /** A record of the file. `line` is 1-based and counts the header: CSV, JSON lines: the line the record starts on; XLSX: the row number. */
 export interface SourceRow {

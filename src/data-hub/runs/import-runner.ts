@@ -12,8 +12,7 @@ import {
   type StagedType,
 } from '../../infra/database/record-import.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';
-import type { FileLocation, RemoteFile } from '../connectors/connector.js';
-import type { QueryRows } from '../connectors/database-read.js';
+import type { FileLocation, QueryRows, RemoteFile } from '../connectors/connector.js';
 import { templatePattern } from '../connectors/file-template.js';
 import { measuredStream } from '../connectors/measured-stream.js';
 import type { RunCounts } from '../entities/run.entity.js';

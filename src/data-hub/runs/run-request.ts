@@ -1,9 +1,8 @@
 import type { ConnectionTarget, Connector } from '../connectors/connector.js';
-import type { SourceFormat } from '../connectors/file-fields.js';
 import type { MappingField } from '../entities/mapping.entity.js';
 import type { Structure } from '../structures/structures.js';
-import type { FileEncoding } from './file-rows.js';
 import type { RunAttempt } from './run-records.js';
+import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js';
 
 /** What an import or an export run is given: the flow's settings as the run's mapping version saw them, and its connection. */
 export interface RunRequest {

@@ -8,11 +8,11 @@ import { emptyValueOf, measureNamed, type MeasureDef } from '../definitions/meas
 import { readableDimensions, requireAreas } from '../query/area-access.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
-import { QueryEngine, type Filter, type FilterOperator, type QuerySpec } from '../query/query-engine.js';
+import type { Filter, FilterOperator } from '../definitions/filters.js';
+import { QueryEngine, type QuerySpec } from '../query/query-engine.js';
 import { isCalendarDate, periodsOf, resolveRange, type Compare, type DateRange } from '../query/ranges.js';
-import { EXPORT_BATCH_ROWS, type ReportRows } from '../query/report-rows.js';
+import { EXPORT_BATCH_ROWS, type ReportColumnDoc, type ReportRows } from '../query/report-rows.js';
 import { StoreCalendars } from '../query/store-calendar.js';
-import type { ReportColumnDoc } from '../reports/report.service.js';
 
 export const MAX_BUILDER_DIMENSIONS = 3;
 export const BUILDER_ROW_LIMIT = 5000;

@@ -2,7 +2,7 @@ import { TIME_GRAINS, DIMENSIONS, isTimeGrain, type DimensionDef } from '../defi
 import { MEASURES, type Direction, type MeasureDef } from '../definitions/measures.js';
 import { REPORT_COLUMNS, REPORTS } from '../definitions/reports.js';
 import { SOURCES } from '../definitions/sources.js';
-import { FILTER_OPERATORS } from '../query/query-engine.js';
+import { FILTER_OPERATORS } from '../definitions/filters.js';
 
 /** An entry of `GET /measures` or `GET /dimensions` (contract section 8). */
 export interface CatalogueEntry {

@@ -14,7 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { OptionalField } from '../../common/validation/fields.js';
-import { FILTER_OPERATORS, type FilterOperator } from '../query/query-engine.js';
+import { FILTER_OPERATORS, type FilterOperator } from '../definitions/filters.js';
 import { FILTER_VALUE_RULE } from './report-query.dto.js';
 import { COMPARES, type Compare } from '../query/ranges.js';
 

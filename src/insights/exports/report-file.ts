@@ -5,8 +5,7 @@ import { csvField } from '../../common/csv.js';
 import { formulaSafeText } from '../../common/formula-safety.js';
 import type { Locale } from '../../common/locale.js';
 import { currencyDigits, decimalAmount } from '../../common/money.js';
-import type { ReportColumnDoc } from '../reports/report.service.js';
-import type { TableRow } from '../query/report-rows.js';
+import type { ReportColumnDoc, TableRow } from '../query/report-rows.js';
 
 export const FILE_FORMATS = ['csv', 'xlsx'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];

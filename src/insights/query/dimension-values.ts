@@ -4,9 +4,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Bilingual } from '../../common/bilingual.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { dimensionNamed, isTimeGrain, type DimensionDef } from '../definitions/dimensions.js';
+import type { Filter } from '../definitions/filters.js';
 import { NONE_ID } from '../rollups/rollup-tables.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
-import type { Filter } from './query-engine.js';
 
 export interface DimensionValue {
   value: string;

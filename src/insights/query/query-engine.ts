@@ -5,6 +5,7 @@ import type { Bilingual } from '../../common/bilingual.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DIMENSIONS, dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
+import type { Filter } from '../definitions/filters.js';
 import { emptyValueOf, type MeasureContext, type MeasureDef } from '../definitions/measures.js';
 import { SOURCES, type SourceDef, type SourceDimension } from '../definitions/sources.js';
 import { NONE_ID, type RollupTable } from '../rollups/rollup-tables.js';
@@ -17,15 +18,6 @@ import { isoWeekday, monthsWithin, type DateRange, type WeekStart } from './rang
  * uses; measures of one source are one grouped SQL statement over the coarsest rollup table that
  * serves the query, and the parts are joined on their dimension values.
  */
-
-export const FILTER_OPERATORS = ['in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'between', 'is_set', 'is_not_set'] as const;
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
-
-export interface Filter {
-  dimension: string;
-  op: FilterOperator;
-  values: string[];
-}
 
 export interface QuerySpec {
   storeId: string;

@@ -1,6 +1,17 @@
 import type { Bilingual } from '../../common/bilingual.js';
-import type { ReportColumnDoc } from '../reports/report.service.js';
+import type { Direction } from '../definitions/measures.js';
 import type { DateRange } from './ranges.js';
+
+/** A column of a report's answer and of its file: a dimension or a measure, its type and its labels. */
+export interface ReportColumnDoc {
+  name: string;
+  kind: 'dimension' | 'measure';
+  type: string;
+  label_en: string;
+  label_ar: string;
+  /** Measure columns: whether a rise is good news. */
+  direction?: Direction;
+}
 
 /** A row of a report's table: dimension values, the `labels` of those that have names, measures. */
 export type TableRow = Record<string, unknown> & { labels?: Record<string, Bilingual> };

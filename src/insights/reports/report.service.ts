@@ -7,7 +7,8 @@ import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
 import { dimensionNamed, type DimensionDef, type TimeGrain } from '../definitions/dimensions.js';
-import { emptyValueOf, measureNamed, type Direction, type MeasureDef } from '../definitions/measures.js';
+import type { Filter } from '../definitions/filters.js';
+import { emptyValueOf, measureNamed, type MeasureDef } from '../definitions/measures.js';
 import {
   CUSTOMER_ROW,
   FULFILMENT_STATUS_LABELS,
@@ -20,7 +21,7 @@ import {
 import { readableDimensions, requireAreas } from '../query/area-access.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
-import { QueryEngine, type Filter, type QuerySpec, type Row } from '../query/query-engine.js';
+import { QueryEngine, type QuerySpec, type Row } from '../query/query-engine.js';
 import {
   addDays,
   cohortRanges,
@@ -31,7 +32,7 @@ import {
   type DateRange,
   type ResolvedRange,
 } from '../query/ranges.js';
-import { EXPORT_BATCH_ROWS, type ReportRows } from '../query/report-rows.js';
+import { EXPORT_BATCH_ROWS, type ReportColumnDoc, type ReportRows } from '../query/report-rows.js';
 import { StoreCalendars, type StoreCalendar } from '../query/store-calendar.js';
 import { COUNTED_ORDERS } from '../rollups/counted-orders.js';
 
@@ -47,16 +48,6 @@ export interface ReportParams {
   sort?: string;
   limit?: number;
   cursor?: string;
-}
-
-export interface ReportColumnDoc {
-  name: string;
-  kind: 'dimension' | 'measure';
-  type: string;
-  label_en: string;
-  label_ar: string;
-  /** Measure columns: whether a rise is good news. */
-  direction?: Direction;
 }
 
 type Values = Record<string, number | string | null>;
