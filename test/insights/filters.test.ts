@@ -93,6 +93,23 @@ describe('Insights filters', () => {
     expectProblem(await products(`category:${phones.id}`, 'category:Smart phones'), 400, 'unknown_dimension_value');
   });
 
+  it('as many values as a filter takes, all but one naming nothing: refused once, naming the first, with its closest values', async () => {
+    const values = ['Smartphones', ...Array.from({ length: 199 }, (_, i) => `Nothing by this name ${i} ${'x'.repeat(150)}`)];
+    const body = expectProblem(
+      await build({ measures: ['net_sales'], filters: [{ dimension: 'category', op: 'in', values }], last: 'all' }),
+      400,
+      'unknown_dimension_value',
+    );
+    expect(body).toMatchObject({ dimension: 'category', value: values[1] });
+    expect(body.suggestion.values.length).toBeGreaterThan(0);
+    const report = expectProblem(
+      await products(...values.slice(0, 50).map((value) => `category:${value}`)),
+      400,
+      'unknown_dimension_value',
+    );
+    expect(report.value).toBe(values[1]);
+  });
+
   it('a name several values share is refused with those values to choose from', async () => {
     const [first, second] = await t.db.rows(`select id, name_en from products where store_id = $1 order by id limit 2`, [store.storeId]);
     await t.db.query(`update products set name_en = $2 where id = $1`, [second.id, first.name_en]);

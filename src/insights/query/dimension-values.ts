@@ -203,10 +203,14 @@ export class DimensionValues {
 
   /** The values each of `given` names by its slug (exactly), else by a name as written, in any case. */
   private async namedAsWritten(storeId: string, dimension: DimensionDef, given: string[]): Promise<Map<string, DimensionValue[]>> {
+    // Equalities only, each a hash join: a join on "slug or any name" compared every value with every one given.
     const { rows } = await sql<DimensionValue & { input: string; by_slug: boolean }>`
-      select g.input, c.value, c.en as label_en, c.ar as label_ar, coalesce(c.slug = g.input, false) as by_slug
-      from (${this.candidates(storeId, dimension, given)}) c
-      join unnest(${given}::text[]) as g(input) on c.slug = g.input or lower(g.input) in (lower(c.en), lower(c.ar), lower(c.alias))`.execute(
+      with c as materialized (${this.candidates(storeId, dimension, given)}),
+           given as (select input, lower(input) as key from unnest(${given}::text[]) as input)
+      select g.input, c.value, c.en as label_en, c.ar as label_ar, true as by_slug from c join given g on c.slug = g.input
+      union
+      select g.input, c.value, c.en, c.ar, false
+      from c cross join lateral unnest(array[lower(c.en), lower(c.ar), lower(c.alias)]) as k(key) join given g on k.key = g.key`.execute(
       this.em.getKysely() as Kysely<unknown>,
     );
     return new Map(
@@ -220,31 +224,35 @@ export class DimensionValues {
 
   /**
    * For each of `given`, the values whose name is it once both are folded as search folds text
-   * (normalize_search_text), and the values closest to it: those whose folded names hold it, then
-   * those most alike (trigram similarity). Every name of the dimension is folded once, for all of `given`.
+   * (normalize_search_text), and, for the first of `given` that names none (the one a refusal names), the
+   * values closest to it: those whose folded names hold it, then those most alike (trigram similarity).
+   * Every name of the dimension is folded once, and matched to all of `given` by a hash join, so that many
+   * values cost about what one does.
    */
   private async namedFolded(storeId: string, dimension: DimensionDef, given: string[]): Promise<Map<string, Folded>> {
-    const { rows } = await sql<DimensionValue & { input: string; named: boolean }>`
-      with given as materialized (select input, normalize_search_text(input) as key from unnest(${given}::text[]) as input),
+    const { rows } = await sql<DimensionValue & { input: string | null }>`
+      with given as materialized (
+             select input, ordinality, normalize_search_text(input) as key from unnest(${given}::text[]) with ordinality as input),
            v as materialized (
              select c.value, c.en, c.ar,
                     normalize_search_text(c.en) as key_en, normalize_search_text(c.ar) as key_ar, normalize_search_text(c.alias) as key_alias
-             from (${this.candidates(storeId, dimension, given)}) c)
-      select g.input, m.value, m.en as label_en, m.ar as label_ar, m.named
-      from given g cross join lateral (
-        select v.value, v.en, v.ar, coalesce(g.key in (v.key_en, v.key_ar, v.key_alias), false) as named from v
-        order by named desc,
-                 greatest(strpos(v.key_en, g.key), strpos(v.key_ar, g.key), strpos(v.key_alias, g.key)) > 0 desc,
-                 greatest(similarity(v.key_en, g.key), similarity(v.key_ar, g.key), similarity(v.key_alias, g.key)) desc, v.en, v.value
-        limit greatest(${CLOSEST_VALUES}, (select count(*) from v where g.key in (v.key_en, v.key_ar, v.key_alias)))) m`.execute(
-      this.em.getKysely() as Kysely<unknown>,
-    );
-    return new Map(
-      given.map((input) => {
-        const mine = rows.filter((row) => row.input === input);
-        return [input, { named: mine.filter((row) => row.named).map(valueOf), closest: mine.slice(0, CLOSEST_VALUES).map(valueOf) }];
-      }),
-    );
+             from (${this.candidates(storeId, dimension, given)}) c),
+           named as (
+             select distinct g.input, v.value, v.en, v.ar
+             from given g join (select v.*, k.key from v cross join lateral unnest(array[v.key_en, v.key_ar, v.key_alias]) as k(key)) v
+               on v.key = g.key),
+           first_unnamed as (
+             select g.key from given g where not exists (select 1 from named n where n.input = g.input) order by g.ordinality limit 1)
+      select n.input, n.value, n.en as label_en, n.ar as label_ar from named n
+      union all
+      (select null, v.value, v.en, v.ar from v cross join first_unnamed f
+       order by greatest(strpos(v.key_en, f.key), strpos(v.key_ar, f.key), strpos(v.key_alias, f.key)) > 0 desc,
+                greatest(similarity(v.key_en, f.key), similarity(v.key_ar, f.key), similarity(v.key_alias, f.key)) desc, v.en, v.value
+       limit ${CLOSEST_VALUES})`.execute(this.em.getKysely() as Kysely<unknown>);
+    const namedBy = new Map(given.map((input) => [input, rows.filter((row) => row.input === input).map(valueOf)]));
+    const firstUnnamed = given.find((input) => namedBy.get(input)!.length === 0);
+    const closest = rows.filter((row) => row.input === null).map(valueOf);
+    return new Map(given.map((input) => [input, { named: namedBy.get(input)!, closest: input === firstUnnamed ? closest : [] }]));
   }
 
   /**
