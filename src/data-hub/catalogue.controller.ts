@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../auth/access/decorators.js';
-import { TRANSFORMS } from './mappings/transforms.js';
+import { TRANSFORMS } from './mappings/transforms/registry.js';
 import { STRUCTURES } from './structures/structures.js';
 
 /**

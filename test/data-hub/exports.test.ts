@@ -15,7 +15,7 @@ import { chown, mkdir, readdir, readFile, rmdir, stat, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { transformNamed } from '../../src/data-hub/mappings/transforms.js';
+import { transformNamed } from '../../src/data-hub/mappings/transforms/registry.js';
 import { FlowDispatcher } from '../../src/data-hub/runs/flow-dispatcher.js';
 import { RunsService } from '../../src/data-hub/runs/runs.service.js';
 import { STRUCTURES } from '../../src/data-hub/structures/structures.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TRANSFORMS } from '../../src/data-hub/mappings/transforms.js';
+import { TRANSFORMS } from '../../src/data-hub/mappings/transforms/registry.js';
 import { checkValue, STRUCTURES, structureNamed, type StructureField } from '../../src/data-hub/structures/structures.js';
 import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
 import { useTestApp } from '../support/harness.js';

@@ -1,15 +1,8 @@
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyTransforms,
-  checkTransformArgs,
-  isEmptyCell,
-  TransformError,
-  transformNamed,
-  TRANSFORMS,
-  type CellValue,
-} from '../../src/data-hub/mappings/transforms.js';
+import { applyTransforms, checkTransformArgs, transformNamed, TRANSFORMS } from '../../src/data-hub/mappings/transforms/registry.js';
+import { isEmptyCell, TransformError, type CellValue } from '../../src/data-hub/mappings/transforms/transform.js';
 import { ARABIC } from '../support/problem.js';
 
 const CONTRACT_TRANSFORMS = [

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import pg from 'pg';
 import { EgressPolicy } from '../../infra/egress/egress-policy.js';
 import { DatabaseReadConfigDto, DatabaseReadCredentialsDto } from '../dto/connection.dto.js';
-import type { CellValue } from '../mappings/transforms.js';
+import type { CellValue } from '../mappings/transforms/transform.js';
 import { JsonLineFault, jsonLineValues, RECORD_MAX_BYTES, type RowProblem, type SourceRow } from '../runs/file-rows.js';
 import { ThreadShare } from '../runs/thread-share.js';
 import { CONNECTION_TEST_TIMEOUT_MS, type ConnectionTarget, type Connector, type QueryRows, type TestResult } from './connector.js';

@@ -1,7 +1,7 @@
 import type { FieldError } from '../../common/errors/api-error.js';
 import type { MappingField } from '../entities/mapping.entity.js';
 import type { Direction, Structure } from '../structures/structures.js';
-import { checkTransformArgs } from './transforms.js';
+import { checkTransformArgs } from './transforms/registry.js';
 
 const error = (field: string, code: string, en: string, ar: string): FieldError => ({ field, code, message_en: en, message_ar: ar });
 

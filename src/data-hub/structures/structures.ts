@@ -1,5 +1,5 @@
 import type { Bilingual } from '../../common/bilingual.js';
-import { isEmptyCell } from '../mappings/transforms.js';
+import { isEmptyCell } from '../mappings/transforms/transform.js';
 
 /**
  * The record structures flows carry (contract section 9): what a mapping maps onto on import and what
