@@ -2,7 +2,8 @@ import { IsolationLevel } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, Logger } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import { FOLDS, PENDING_KINDS, type FoldScope, type PendingKind } from './facts.js';
+import { FOLDS, PENDING_KINDS, type PendingKind } from './facts.js';
+import type { FoldScope } from './facts/statements.js';
 import { ROLLUP_STATE_TABLES, ROLLUPS } from './rollup-tables.js';
 
 /** The advisory lock under which rollups change: one fold (or rebuild) at a time across every instance. */

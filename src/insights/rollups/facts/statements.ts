@@ -1,0 +1,66 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { RollupTable } from '../rollup-tables.js';
+
+// The pieces every fold is written with: the records it reads, and statements that add its facts into rollup tables.
+
+/** Which records a fold reads: the ones pending changes name, or all of a store's (a rebuild). */
+export type FoldScope = { ids: string[] } | { storeId: string };
+
+/** `alias.id` among the scope's ids (`idType` uuid or bigint), or `alias.store_id` the scope's store. */
+export function scoped(scope: FoldScope, alias: string, idType: 'uuid' | 'bigint' = 'uuid'): RawBuilder<unknown> {
+  if ('storeId' in scope) return sql`${sql.ref(`${alias}.store_id`)} = ${scope.storeId}::uuid`;
+  return idType === 'uuid'
+    ? sql`${sql.ref(`${alias}.id`)} = any(${scope.ids}::uuid[])`
+    : sql`${sql.ref(`${alias}.id`)} = any(${scope.ids}::bigint[])`;
+}
+
+const bucketOf: Record<Exclude<RollupTable['granularity'], 'all'>, RawBuilder<unknown>> = {
+  hour: sql`date_trunc('hour', f.at at time zone f.tz)`,
+  day: sql`(f.at at time zone f.tz)::date`,
+  month: sql`date_trunc('month', f.at at time zone f.tz)::date`,
+};
+
+/**
+ * Inserts that add the rows of the CTE `facts` (selecting `store_id`, `at` (when it happened), `tz`
+ * (the store's time zone) and every key and measure column of the tables) into rollup tables: summed
+ * per bucket and key, added to what is there.
+ */
+export function addInto(tables: RollupTable[], facts: string): RawBuilder<unknown>[] {
+  return tables.map((table) => {
+    const bucket = table.granularity === 'all' ? [] : [table.granularity];
+    const keys = [...bucket, ...table.keys];
+    const columns = sql.join([sql.ref('store_id'), ...keys.map((column) => sql.ref(column)), ...table.measures.map((m) => sql.ref(m))]);
+    const selected = sql.join([
+      sql`f.store_id`,
+      ...(table.granularity === 'all' ? [] : [bucketOf[table.granularity]]),
+      ...table.keys.map((key) => sql.ref(`f.${key}`)),
+      ...table.measures.map((measure) => sql`sum(${sql.ref(`f.${measure}`)})`),
+    ]);
+    const groups = sql.join(Array.from({ length: keys.length + 1 }, (_, i) => sql.lit(i + 1)));
+    const updates = sql.join(
+      table.measures.map((m) => sql`${sql.ref(m)} = ${sql.table(table.name)}.${sql.ref(m)} + excluded.${sql.ref(m)}`),
+    );
+    return sql`
+      insert into ${sql.table(table.name)} (${columns})
+      select ${selected} from ${sql.table(facts)} f group by ${groups}
+      on conflict (${sql.join([sql.ref('store_id'), ...keys.map((column) => sql.ref(column))])}) do update set ${updates}`;
+  });
+}
+
+/**
+ * One statement: the named parts (each computed once) and then the inserts, which all see the same
+ * snapshot. No two inserts of one statement may write the same table.
+ */
+export function statement(parts: [name: string, query: RawBuilder<unknown>][], inserts: RawBuilder<unknown>[]): RawBuilder<unknown> {
+  const named = [
+    ...parts.map(([name, query]) => sql`${sql.table(name)} as materialized (${query})`),
+    ...inserts.map((insert, i) => sql`${sql.raw(`insert_${i}`)} as (${insert})`),
+  ];
+  return sql`with ${sql.join(named)} select 1`;
+}
+
+/** Every measure column of `table`, given ones as written and the others 0. */
+export function measures(table: RollupTable, given: Record<string, RawBuilder<unknown>>): RawBuilder<unknown> {
+  for (const name of Object.keys(given)) if (!table.measures.includes(name)) throw new Error(`${table.name} has no measure ${name}`);
+  return sql.join(table.measures.map((m) => sql`${given[m] ?? sql`0`} as ${sql.ref(m)}`));
+}
