@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { COMMANDS, CommandError, type Options } from './cli/commands.js';
+import { CommandError, type Options } from './cli/command.js';
+import { COMMANDS } from './cli/commands.js';
 
 /**
  * Operator command line: JSON on stdout, logs on stderr, works with or without a running server.

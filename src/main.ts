@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { pino } from 'pino';
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './infra/config/app-config.js';
-import { EmbeddedPostgresError } from './infra/database/embedded-postgres.js';
+import { EmbeddedPostgresError } from './infra/database/embedded-postgres-error.js';
 import { openDatabase } from './infra/database/open-database.js';
 import { createLogger } from './infra/logging/logger.js';
 import { DemoStoreService } from './demo/demo-store.service.js';

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type Kysely } from 'kysely';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { generateActivity, type ActivityBatch, type StoreContext, type StoreProduct } from './activity-generator.js';
+import type { ActivityBatch } from './activity-batch.js';
+import { generateActivity } from './activity-generator.js';
+import type { StoreContext, StoreProduct } from './store-context.js';
 import { DAY, SECOND, windowStartOf } from './calendar.js';
 import { randomStream } from './random.js';
 import { buildQueryPool, type CatalogueWords } from './search-queries.js';

@@ -3,6 +3,8 @@ import { between, WeightedTable, type Random } from './random.js';
 export const SECOND = 1000;
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
+/** An instant in epoch ms as the whole epoch seconds that rows keep. */
+export const seconds = (ms: number) => Math.round(ms / SECOND);
 /** Demo shoppers live on Saudi time (UTC+3 all year, no daylight saving). */
 export const LOCAL_OFFSET = 3 * HOUR;
 export const WINDOW_MONTHS = 18;

@@ -4,7 +4,7 @@ import type { Locale } from '../common/locale.js';
 import type { NewStorefrontEvent } from '../storefront/events/storefront-event-recorder.js';
 import type { NewPayment } from '../storefront/payments/payments.service.js';
 import type { PaymentMethod } from '../storefront/payments/payment-methods.js';
-import { DAY, HOUR, SECOND, type DemoDay } from './calendar.js';
+import { DAY, HOUR, SECOND, seconds, type DemoDay } from './calendar.js';
 import { between, WeightedTable, type Random } from './random.js';
 
 /** About 3 % of sessions order on an ordinary day. `demo seed --sessions-per-order` lowers it for huge seeds. */
@@ -302,8 +302,6 @@ function placeInDay(rng: Random, day: DaySessions, steps: Step[], order: Session
   const scale = start + length > latest ? (latest - start) / length : 1;
   return Array.from(offsets, (offset) => start + offset * scale);
 }
-
-const seconds = (ms: number) => Math.round(ms / SECOND);
 
 /**
  * A session id that sorts by time (UUID version 7, RFC 9562: the epoch ms first, then random bits). The
