@@ -2,7 +2,7 @@ import { applyDecorators, Body, Controller, Get, HttpCode, Patch, Post, Req, Res
 import { ApiAcceptedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentSession, RequireScope } from '../auth/access/decorators.js';
-import type { SessionPrincipal } from '../auth/access/principal.js';
+import type { SessionPrincipal } from '../auth/principal.js';
 import { ApiProblemResponses } from '../common/errors/openapi.js';
 import { sendRendered } from '../infra/http/rendered-json.js';
 import { AccountService } from './account.service.js';

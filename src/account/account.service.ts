@@ -1,7 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import type { SessionPrincipal } from '../auth/access/principal.js';
+import type { SessionPrincipal } from '../auth/principal.js';
 import { SessionShoppers } from '../auth/session-shoppers.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { RenderedJson } from '../infra/http/rendered-json.js';

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentSession, RequireScope } from '../auth/access/decorators.js';
-import type { SessionPrincipal } from '../auth/access/principal.js';
+import type { SessionPrincipal } from '../auth/principal.js';
 import { ApiProblemResponses } from '../common/errors/openapi.js';
 import { ListQueryDto } from '../common/pagination/list-query.dto.js';
 import { sendRendered } from '../infra/http/rendered-json.js';

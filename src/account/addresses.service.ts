@@ -1,7 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
-import type { SessionPrincipal } from '../auth/access/principal.js';
+import type { SessionPrincipal } from '../auth/principal.js';
 import { SessionShoppers } from '../auth/session-shoppers.service.js';
 import { ApiError, invalidField } from '../common/errors/api-error.js';
 import { decodeCursor, UTC_MICROS_PATTERN, UUID_PATTERN } from '../common/pagination/cursor.js';

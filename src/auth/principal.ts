@@ -1,7 +1,7 @@
-import type { Locale } from '../../common/locale.js';
-import type { Entitlement, Permission, StorePlan, StaffRole } from '../../common/permissions.js';
-import type { Scope } from '../../common/scopes.js';
-import type { Transport } from '../entities/session.entity.js';
+import type { Locale } from '../common/locale.js';
+import type { Entitlement, Permission, StorePlan, StaffRole } from '../common/permissions.js';
+import type { Scope } from '../common/scopes.js';
+import type { Transport } from './entities/session.entity.js';
 
 /** Who is calling, as established by the access guard and attached to the request. */
 export interface SessionPrincipal {

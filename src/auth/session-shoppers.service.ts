@@ -2,7 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { ApiError } from '../common/errors/api-error.js';
-import type { SessionPrincipal } from './access/principal.js';
+import type { SessionPrincipal } from './principal.js';
 
 /** Who shops on a session: a session starts anonymous and a shopper is attached by the account endpoints. */
 export interface SessionOwner {

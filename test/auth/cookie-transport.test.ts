@@ -2,7 +2,7 @@ import { Controller, Get, HttpCode, Post } from '@nestjs/common';
 import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CurrentSession, RequireScope } from '../../src/auth/access/decorators.js';
-import type { SessionPrincipal } from '../../src/auth/access/principal.js';
+import type { SessionPrincipal } from '../../src/auth/principal.js';
 import { mint, refresh, type TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';

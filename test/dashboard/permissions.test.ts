@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AccessGuard } from '../../src/auth/access/access.guard.js';
 import { ACCESS_RULE, ANY_INSIGHTS_VIEW, type AccessRule } from '../../src/auth/access/access-rule.js';
 import { CurrentAdmin, RequirePermission } from '../../src/auth/access/decorators.js';
-import type { AdminPrincipal } from '../../src/auth/access/principal.js';
+import type { AdminPrincipal } from '../../src/auth/principal.js';
 import { AdminTokenService } from '../../src/auth/dashboard/admin-token.service.js';
 import { DashboardPrincipals } from '../../src/auth/dashboard/dashboard-principals.js';
 import { TokenService } from '../../src/auth/token.service.js';

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CurrentAdmin, RequirePermission } from '../../src/auth/access/decorators.js';
-import type { AdminPrincipal } from '../../src/auth/access/principal.js';
+import type { AdminPrincipal } from '../../src/auth/principal.js';
 import { AdminTokenService } from '../../src/auth/dashboard/admin-token.service.js';
 import { StaffMembers } from '../../src/auth/staff/staff-members.service.js';
 import { STAFF_FAILURES_PER_ACCOUNT, STAFF_FAILURES_PER_CLIENT } from '../../src/auth/staff/staff-sign-in-limiter.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AdminPrincipal } from '../../src/auth/access/principal.js';
+import type { AdminPrincipal } from '../../src/auth/principal.js';
 import { ApiError } from '../../src/common/errors/api-error.js';
 import { entitlementsOf, PERMISSIONS } from '../../src/common/permissions.js';
 import { BuilderService, type BuilderQuery } from '../../src/insights/builder/builder.service.js';

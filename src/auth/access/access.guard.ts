@@ -21,7 +21,7 @@ import { DashboardPrincipals } from '../dashboard/dashboard-principals.js';
 import { csrfHash } from '../session.service.js';
 import { TokenService } from '../token.service.js';
 import { ACCESS_RULE, ANY_INSIGHTS_VIEW, type AccessRule } from './access-rule.js';
-import type { AdminPrincipal, SessionPrincipal } from './principal.js';
+import type { AdminPrincipal, SessionPrincipal } from '../principal.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** What a support session may do (contract section 7): read, and run the report builder, whose run is a read. */

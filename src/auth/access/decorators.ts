@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ErrorCode } from '../../common/errors/error-catalogue.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ACCESS_RULE, ANY_INSIGHTS_VIEW, type AccessRule } from './access-rule.js';
-import type { AdminPrincipal, SessionPrincipal } from './principal.js';
+import type { AdminPrincipal, SessionPrincipal } from '../principal.js';
 import type { Scope } from '../../common/scopes.js';
 import type { Permission } from '../../common/permissions.js';
 

@@ -1,4 +1,4 @@
-import type { AdminPrincipal, SessionPrincipal } from './principal.js';
+import type { AdminPrincipal, SessionPrincipal } from '../principal.js';
 import type { ResolvedApiKey } from '../../stores/api-key.service.js';
 
 declare module 'fastify' {

@@ -5,7 +5,7 @@ import { BoundedMap } from '../../common/cache/bounded-map.js';
 import { entitlementsOf, permissionsOf, SUPPORT_PERMISSIONS, type StaffRole, type StorePlan } from '../../common/permissions.js';
 import { ChangeFeed } from '../../infra/database/change-feed.js';
 import { STORE_CHANNEL } from '../../stores/store.service.js';
-import type { AdminPrincipal } from '../access/principal.js';
+import type { AdminPrincipal } from '../principal.js';
 import type { AdminClaims } from './admin-token.service.js';
 
 /** Who a dashboard session stands for, as read from the database; the request adds its language. */

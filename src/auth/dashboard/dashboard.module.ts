@@ -8,7 +8,7 @@ import { StaffSignInLimiter } from '../staff/staff-sign-in-limiter.js';
 import { SupportSessions } from '../support/support-sessions.service.js';
 import { AdminTokenService } from './admin-token.service.js';
 import { DashboardPrincipals } from './dashboard-principals.js';
-import { DashboardRetentionScheduler } from './dashboard-retention.scheduler.js';
+import { StaffSignInRetentionScheduler } from '../staff/staff-sign-in-retention.scheduler.js';
 
 /**
  * The dashboard's principals: staff members and their sessions, support sessions, their tokens and
@@ -25,7 +25,7 @@ import { DashboardRetentionScheduler } from './dashboard-retention.scheduler.js'
     StaffSessions,
     StaffSignInLimiter,
     SupportSessions,
-    DashboardRetentionScheduler,
+    StaffSignInRetentionScheduler,
   ],
   exports: [AdminTokenService, DashboardPrincipals, StaffMembers, StaffSessions, SupportSessions],
 })

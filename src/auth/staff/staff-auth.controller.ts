@@ -16,7 +16,7 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { ProblemDocument, ApiProblemResponses } from '../../common/errors/openapi.js';
 import { FORM_BODY_ROUTE } from '../../infra/http/json-body-parser.js';
 import { AdminSignInRoute, CurrentAdmin, RequireAdmin } from '../access/decorators.js';
-import type { AdminPrincipal } from '../access/principal.js';
+import type { AdminPrincipal } from '../principal.js';
 import { ADMIN_REFRESH_COOKIE, clearAdminCookies, setAdminCookies, setSupportCookies } from '../cookies.js';
 import { SupportSessions } from '../support/support-sessions.service.js';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../token-lifetimes.js';

@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Recurring } from '../../infra/jobs/recurring.decorator.js';
-import { StaffSignInLimiter } from '../staff/staff-sign-in-limiter.js';
+import { StaffSignInLimiter } from './staff-sign-in-limiter.js';
 
 /** Failed staff sign-ins outside the limiter's window count for nothing: deleted hourly. */
 @Injectable()
-export class DashboardRetentionScheduler {
-  private readonly logger = new Logger(DashboardRetentionScheduler.name);
+export class StaffSignInRetentionScheduler {
+  private readonly logger = new Logger(StaffSignInRetentionScheduler.name);
 
   constructor(private readonly limiter: StaffSignInLimiter) {}
 

@@ -13,12 +13,13 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { attachment } from '../../infra/http/attachment.js';
 import { RAW_BODY_ROUTE } from '../../infra/http/json-body-parser.js';
 import { ConnectionFieldsQueryDto, CreateConnectionDto, UpdateConnectionDto } from '../dto/connection.dto.js';
+import { ConnectionDoc, ConnectionPageDoc, DropFileListDoc, SourceFieldsDoc, UploadedFileDoc } from '../dto/data-hub.response.js';
 import { ConnectionsService } from './connections.service.js';
 import { DropFilesService } from './drop-files.service.js';
 
@@ -36,7 +37,7 @@ export class ConnectionsController {
     summary: 'List connections',
     description: 'Newest first. Credentials are never returned: `credentials` says whether they are set and which fields they hold.',
   })
-  @ApiOkResponse({ description: '`{ items, nextCursor }`' })
+  @ApiOkResponse({ type: ConnectionPageDoc })
   @ApiProblemResponses(['VALIDATION_FAILED'], 'admin')
   list(@Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.connections.list(admin, query);
@@ -45,7 +46,7 @@ export class ConnectionsController {
   @Post()
   @RequirePermission('data.connections.manage')
   @ApiOperation({ summary: 'Create a connection', description: 'Created `untested`; `database_read` needs the pro plan.' })
-  @ApiCreatedResponse({ description: 'The connection.' })
+  @ApiCreatedResponse({ description: 'The connection.', type: ConnectionDoc })
   @ApiProblemResponses(['VALIDATION_FAILED'], 'admin')
   create(@Body() body: CreateConnectionDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.connections.create(admin, body);
@@ -54,7 +55,7 @@ export class ConnectionsController {
   @Get(':id')
   @RequirePermission('data.flows.manage')
   @ApiOperation({ summary: 'Read a connection' })
-  @ApiOkResponse({ description: 'The connection.' })
+  @ApiOkResponse({ description: 'The connection.', type: ConnectionDoc })
   @ApiProblemResponses(['NOT_FOUND'], 'admin')
   get(@Param('id') id: string, @CurrentAdmin() admin: AdminPrincipal) {
     return this.connections.get(admin, id);
@@ -67,7 +68,7 @@ export class ConnectionsController {
     description:
       'A change of config or credentials, or `hostKey: null` (clears an SFTP pin), returns it to `untested`. The connection as GET returned it is accepted back: `id`, `status`, `lastTest`, `createdAt`, `updatedAt` and `credentials` as GET describes them (`{ set, fields }`: the stored credentials stay) are ignored, `kind` and the pinned `hostKey` while unchanged; a change to either is 400 validation_failed with code `immutable`.',
   })
-  @ApiOkResponse({ description: 'The connection.' })
+  @ApiOkResponse({ description: 'The connection.', type: ConnectionDoc })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
   update(@Param('id') id: string, @Body() body: UpdateConnectionDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.connections.update(admin, id, body);
@@ -91,7 +92,7 @@ export class ConnectionsController {
     description:
       'Connects for real within 10 s: lists the base path and writes and deletes a probe file, or runs the query with LIMIT 0. The outcome is recorded in `lastTest` and `status`.',
   })
-  @ApiOkResponse({ description: 'The connection with the test’s outcome.' })
+  @ApiOkResponse({ description: 'The connection with the test’s outcome.', type: ConnectionDoc })
   @ApiProblemResponses(['NOT_FOUND'], 'admin')
   test(@Param('id') id: string, @CurrentAdmin() admin: AdminPrincipal) {
     return this.connections.test(admin, id);
@@ -101,7 +102,7 @@ export class ConnectionsController {
   @HttpCode(200)
   @RequirePermission('data.connections.manage')
   @ApiOperation({ summary: 'Activate a connection that passed a test of its current settings' })
-  @ApiOkResponse({ description: 'The connection, `active`.' })
+  @ApiOkResponse({ description: 'The connection, `active`.', type: ConnectionDoc })
   @ApiProblemResponses(['NOT_FOUND', 'connection_not_tested'], 'admin')
   activate(@Param('id') id: string, @CurrentAdmin() admin: AdminPrincipal) {
     return this.connections.activate(admin, id);
@@ -113,7 +114,7 @@ export class ConnectionsController {
     summary: 'Field names found at the source',
     description: 'The header of the newest file matching `template` (CSV, JSON lines, XLSX), or the query’s columns and types.',
   })
-  @ApiOkResponse({ description: '`{ source, fields: [{ name, type? }] }`' })
+  @ApiOkResponse({ type: SourceFieldsDoc })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED', 'source_unavailable'], 'admin')
   fields(@Param('id') id: string, @Query() query: ConnectionFieldsQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.connections.fields(admin, id, query);
@@ -122,7 +123,7 @@ export class ConnectionsController {
   @Get(':id/files')
   @RequirePermission('data.flows.manage')
   @ApiOperation({ summary: 'List the files of a platform_drop connection' })
-  @ApiOkResponse({ description: '`{ items: [{ name, bytes, modifiedAt }] }`' })
+  @ApiOkResponse({ type: DropFileListDoc })
   @ApiProblemResponses(['NOT_FOUND'], 'admin')
   listFiles(@Param('id') id: string, @CurrentAdmin() admin: AdminPrincipal) {
     return this.files.list(admin, id);
@@ -137,7 +138,7 @@ export class ConnectionsController {
   })
   @ApiConsumes('application/octet-stream')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
-  @ApiOkResponse({ description: '`{ name, bytes, sha256, modifiedAt }`' })
+  @ApiOkResponse({ type: UploadedFileDoc })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'], 'admin')
   upload(@Param('id') id: string, @Param('name') name: string, @Req() request: FastifyRequest, @CurrentAdmin() admin: AdminPrincipal) {
     const body = request.body instanceof Readable ? request.body : Readable.from([]);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Readable } from 'node:stream';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { STORAGE_FAILURES, type StorageFailureCode } from '../../infra/storage/storage-failure.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { CreateMappingDto, RestoreMappingDto, UpdateMappingDto } from '../dto/mapping.dto.js';

@@ -1,7 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { StartRunDto } from '../dto/run.dto.js';

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ReportResponseDoc } from '../dto/insights.response.js';
 import { BuilderRunDto } from '../dto/builder-run.dto.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import type { InsightsArea } from '../../common/permissions.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { dimensionsOf, operatorsOf } from '../catalogue/insights-catalogue.js';

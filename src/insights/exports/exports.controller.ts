@@ -3,7 +3,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, StreamableFile } f
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { ANY_INSIGHTS_VIEW } from '../../auth/access/access-rule.js';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { QUERY_ERRORS } from '../builder/builder.controller.js';

@@ -1,4 +1,4 @@
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { INSIGHTS_AREAS, viewPermission, type Entitlement, type InsightsArea } from '../../common/permissions.js';
 import { notEntitled } from '../../auth/access/plan-refusal.js';

@@ -1,6 +1,6 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';

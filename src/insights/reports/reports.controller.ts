@@ -1,7 +1,7 @@
 import { applyDecorators, Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { reportPermission, REPORTS, type ReportName } from '../definitions/reports.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { createValidationPipe } from '../../common/errors/validation.js';
 import type { ListQueryDto } from '../../common/pagination/list-query.dto.js';

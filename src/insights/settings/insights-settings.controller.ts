@@ -2,7 +2,7 @@ import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ANY_INSIGHTS_VIEW } from '../../auth/access/access-rule.js';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { InsightsSettingsDoc, UpdateInsightsSettingsDto } from '../dto/settings.dto.js';
 import { InsightsSettingsService } from './insights-settings.service.js';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentSession, RequireScope } from '../../auth/access/decorators.js';
-import type { SessionPrincipal } from '../../auth/access/principal.js';
+import type { SessionPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { CartService } from './cart.service.js';
 import { AddCartItemDto, UpdateCartItemDto } from './dto/cart-item.dto.js';

@@ -1,7 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import type { SessionPrincipal } from '../../auth/access/principal.js';
+import type { SessionPrincipal } from '../../auth/principal.js';
 import { SessionShoppers, type SessionOwner } from '../../auth/session-shoppers.service.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
@@ -11,9 +11,8 @@ import type { FulfilmentType } from './entities/cart.entity.js';
 import { StoreService } from '../../stores/store.service.js';
 import { adoptGuestOrders } from '../orders/order-writer.js';
 import { StorefrontEventRecorder } from '../events/storefront-event-recorder.js';
+import { MAX_CART_LINES, MAX_LINE_QUANTITY } from './cart-limits.js';
 
-export const MAX_LINE_QUANTITY = 999;
-export const MAX_CART_LINES = 100;
 
 export type LineProblem = { code: 'VARIANT_UNAVAILABLE' } | { code: 'INSUFFICIENT_STOCK'; available: number };
 

@@ -2,7 +2,7 @@ import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentSession, RequireScope } from '../../auth/access/decorators.js';
-import type { SessionPrincipal } from '../../auth/access/principal.js';
+import type { SessionPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { IdempotencyKey } from '../../infra/idempotency/idempotency-key.decorator.js';
 import { acceptedLocale } from '../../common/locale.js';

@@ -1,7 +1,7 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import type { SessionPrincipal } from '../../auth/access/principal.js';
+import type { SessionPrincipal } from '../../auth/principal.js';
 import { SessionShoppers, type SessionOwner } from '../../auth/session-shoppers.service.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { CartService, insufficientStock, type CartLine, type PricedLine, type StoredCart } from '../cart/cart.service.js';

@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { Locale } from '../../common/locale.js';
-import type { SessionPrincipal } from '../../auth/access/principal.js';
+import type { SessionPrincipal } from '../../auth/principal.js';
 import { SessionShoppers, type SessionOwner } from '../../auth/session-shoppers.service.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import {

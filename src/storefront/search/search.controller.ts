@@ -2,7 +2,7 @@ import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentSession, RequireScope } from '../../auth/access/decorators.js';
-import type { SessionPrincipal } from '../../auth/access/principal.js';
+import type { SessionPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { RenderedJson, sendRendered } from '../../infra/http/rendered-json.js';
 import { CatalogueCache, cacheKey } from '../catalogue/catalogue-cache.js';

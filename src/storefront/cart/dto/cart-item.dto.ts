@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsUUID, Max, Min } from 'class-validator';
 import { OptionalField } from '../../../common/validation/fields.js';
-import { MAX_LINE_QUANTITY } from '../cart.service.js';
+import { MAX_LINE_QUANTITY } from '../cart-limits.js';
 
 export class AddCartItemDto {
   @ApiProperty({ format: 'uuid', description: 'A variant of an active product of this store.' })
