@@ -3,9 +3,10 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { ProblemView } from './components/Problem.js';
 import { formatter, NUMBERING_SYSTEMS, type NumberingSystem } from './i18n/format.js';
 import { LANGS, translate, translateCount, type Lang, type MessageKey } from './i18n/messages.js';
-import { api, get, hasAccessCookie, refresh, whenSessionEnds } from './lib/api.js';
+import { answer, client, get, hasAccessCookie, refresh, whenSessionEnds } from './lib/api.js';
 import { App, useApp, type AppContext } from './lib/app-context.js';
-import { AREA_PLAN, REPORTS, reportTitle } from './lib/reports.js';
+import { useLoad } from './lib/load.js';
+import { reportTitle } from './lib/reports.js';
 import { navigate, useLocation } from './lib/router.js';
 import type { Me, Status } from './lib/types.js';
 import { Overview } from './pages/Overview.js';
@@ -54,7 +55,7 @@ function Root() {
     // No access cookie, no access token to show: a browser that signed in renews its session first; one that
     // never did (or signed out) goes straight to the sign-in form, with no request the service would refuse.
     if (!hasAccessCookie() && (localStorage.getItem(SIGNED_IN_KEY) !== '1' || !(await refresh()))) return endSession();
-    get<Me>('/admin/auth/me').then(
+    get('/admin/auth/me').then(
       (answer) => {
         localStorage.setItem(SIGNED_IN_KEY, '1');
         setMe(answer);
@@ -147,12 +148,16 @@ function SignIn({
     setBusy(true);
     setError(null);
     try {
-      await api('POST', '/admin/auth/sign-in', {
-        storeId,
-        email: String(form.get('email') ?? '').trim(),
-        password: String(form.get('password') ?? ''),
-        transport: 'cookie',
-      });
+      await answer(
+        client.POST('/admin/auth/sign-in', {
+          body: {
+            storeId,
+            email: String(form.get('email') ?? '').trim(),
+            password: String(form.get('password') ?? ''),
+            transport: 'cookie',
+          },
+        }),
+      );
       localStorage.setItem(STORE_KEY, storeId);
       onSignedIn();
     } catch (caught) {
@@ -242,7 +247,7 @@ function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang
   const [status, setStatus] = useState<Status | null>(null);
   useEffect(() => {
     if (!canRead) return;
-    const load = () => get<Status>('/admin/insights/status').then(setStatus, () => undefined);
+    const load = () => get('/admin/insights/status').then(setStatus, () => undefined);
     load();
     const timer = setInterval(load, 60_000);
     return () => clearInterval(timer);
@@ -290,7 +295,7 @@ function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang
           <LanguageSwitch lang={lang} setLang={setLang} />
           {lang === 'ar' ? <DigitsSwitch numbering={arabicDigits} setNumbering={chooseDigits} /> : null}
           {me.staff ? (
-            <button type="button" data-write onClick={() => api('POST', '/admin/auth/sign-out').finally(onSignedOut)}>
+            <button type="button" data-write onClick={() => answer(client.POST('/admin/auth/sign-out')).finally(onSignedOut)}>
               {t('top.signOut')}
             </button>
           ) : null}
@@ -303,7 +308,7 @@ function Shell({ me, lang, setLang, onSignedOut }: { me: Me; lang: Lang; setLang
         </div>
       ) : null}
       <div class="layout">
-        <SideNav path={location.path} open={menuOpen} />
+        <SideNav path={location.path} open={menuOpen} canRead={canRead} />
         <main id="main" tabIndex={-1}>
           <Page path={location.path} query={location.query} />
         </main>
@@ -351,9 +356,10 @@ function NavLink({ to, current, children }: { to: string; current: string; child
  * What the member may not read is not offered; what the plan lacks is offered with the plan that has it.
  * On a narrow screen it is folded behind the header's menu button (`open`), so each page's own content comes first.
  */
-function SideNav({ path, open }: { path: string; open: boolean }) {
+function SideNav({ path, open, canRead }: { path: string; open: boolean; canRead: boolean }) {
   const { t, can, entitled } = useApp();
-  const reports = REPORTS.filter((report) => report.name !== 'overview' && can(`insights.${report.area}.view`));
+  const catalogue = useLoad(canRead ? () => get('/admin/insights/reports') : null);
+  const reports = (catalogue.data?.items ?? []).filter((report) => report.name !== 'overview' && can(`insights.${report.area}.view`));
   const dataHub = (can('data.flows.read') || can('data.connections.manage')) && entitled('feature:data_hub');
   return (
     <nav class="side" id="side-nav" data-open={open || undefined} aria-label={t('nav.label')}>
@@ -373,7 +379,7 @@ function SideNav({ path, open }: { path: string; open: boolean }) {
                 <NavLink to={`/insights/reports/${report.name}`} current={path}>
                   {t(reportTitle(report.name))}
                   {entitled(`area:${report.area}`) ? null : (
-                    <span class="plan-badge"> ({t('nav.needsPlan', { plan: t(`plan.${AREA_PLAN[report.area]}` as MessageKey) })})</span>
+                    <span class="plan-badge"> ({t('nav.needsPlan', { plan: t(`plan.${report.plan}`) })})</span>
                   )}
                 </NavLink>
               </li>

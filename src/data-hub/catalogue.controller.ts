@@ -1,16 +1,61 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../auth/access/decorators.js';
+import { requiredPlan } from '../common/permissions.js';
+import { ConnectorRegistry } from './connectors/connector-registry.js';
+import { CONNECTOR_FORMS } from './dto/connection.dto.js';
+import {
+  ConnectorKindListDoc,
+  MappingDoc,
+  MappingPageDoc,
+  MappingVersionListDoc,
+  RecordRowPageDoc,
+  RejectedRowPageDoc,
+  RunDoc,
+  RunPageDoc,
+  StructureListDoc,
+  TransformListDoc,
+} from './dto/data-hub.response.js';
 import { TRANSFORMS } from './mappings/transforms/registry.js';
 import { STRUCTURES } from './structures/structures.js';
 
 /**
- * What mappings are built from (contract section 9): the structures flows carry and the transforms between,
- * each named for the merchant in both languages (`label_en` / `label_ar`) beside the identifier a mapping uses.
+ * What connections and mappings are built from (contract section 9): the kinds of connection with the fields
+ * of each, the structures flows carry and the transforms between, each structure and transform named for the
+ * merchant in both languages (`label_en` / `label_ar`) beside the identifier a mapping uses.
  */
 @ApiTags('Data hub')
+// The answers of the mappings' and runs' routes, until those routes name them as their responses.
+@ApiExtraModels(MappingDoc, MappingPageDoc, MappingVersionListDoc, RunDoc, RunPageDoc, RejectedRowPageDoc, RecordRowPageDoc)
 @Controller('admin/data-hub')
 export class DataHubCatalogueController {
+  constructor(private readonly connectors: ConnectorRegistry) {}
+
+  @Get('connectors')
+  @RequirePermission('data.flows.read')
+  @ApiOperation({
+    summary: 'The kinds of connection and what each takes',
+    description:
+      'Each kind with the plan entitlement it needs, whether it is a file kind (flows read and write its files, reports are ' +
+      'delivered to it) and the members of its `config` and write-only `credentials`, in the order a form shows them.',
+  })
+  @ApiOkResponse({ type: ConnectorKindListDoc })
+  connectorKinds() {
+    return {
+      items: CONNECTOR_FORMS.map(({ kind, config, credentials }) => {
+        const connector = this.connectors.of(kind);
+        return {
+          kind,
+          entitlement: connector.entitlement ?? null,
+          plan: connector.entitlement ? requiredPlan(connector.entitlement) : null,
+          files: connector.location !== undefined,
+          config,
+          credentials,
+        };
+      }),
+    };
+  }
+
   @Get('structures')
   @RequirePermission('data.flows.read')
   @ApiOperation({
@@ -20,11 +65,7 @@ export class DataHubCatalogueController {
       'description) and what a `replace` import does to records a file no longer holds. `name` is the identifier a ' +
       'mapping names; `label_en` / `label_ar` are what a merchant reads ("Price before discount" for `compare_at_price`).',
   })
-  @ApiOkResponse({
-    description:
-      '`{ items: [{ name, label_en, label_ar, directions, key, fields: [{ name, label_en, label_ar, type, required, ' +
-      'maxLength?, values?, description_en, description_ar }], deactivation }] }`',
-  })
+  @ApiOkResponse({ type: StructureListDoc })
   structures() {
     return { items: STRUCTURES };
   }
@@ -38,10 +79,7 @@ export class DataHubCatalogueController {
       'the name of the property in `args.properties`) and a bilingual description. `name` and the args’ property ' +
       'names are the identifiers a mapping uses.',
   })
-  @ApiOkResponse({
-    description:
-      '`{ items: [{ name, label_en, label_ar, args, argLabels: { <arg>: { label_en, label_ar } }, description_en, description_ar }] }`',
-  })
+  @ApiOkResponse({ type: TransformListDoc })
   transforms() {
     return {
       items: TRANSFORMS.map(({ name, label_en, label_ar, args, argLabels, description_en, description_ar }) => ({

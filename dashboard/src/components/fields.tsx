@@ -1,20 +1,15 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef } from 'preact/hooks';
 import { ApiError } from '../lib/api.js';
+import type { Schema } from '../lib/types.js';
 import { pick, useApp } from '../lib/app-context.js';
 
 /** One entry of a refusal's or a rejected row's `errors`: the field it is about and why. */
-export interface FieldError {
-  field: string;
-  code: string;
-  message_en?: string;
-  message_ar?: string;
-}
+type FieldError = Schema<'RowErrorDoc'>;
 
 /** The `errors` of a refusal that names fields (validation_failed, mapping_invalid…); none for any other error. */
 export function fieldErrorsOf(error: unknown): FieldError[] {
-  const errors = error instanceof ApiError ? error.problem.errors : undefined;
-  return Array.isArray(errors) ? (errors as FieldError[]) : [];
+  return (error instanceof ApiError && error.problem.errors) || [];
 }
 
 /**

@@ -1,19 +1,23 @@
 /**
- * The dashboard's calls to the service's /admin API, with cookie transport: the access and refresh
+ * The dashboard's calls to the service's /admin API: a client typed by the service's OpenAPI document
+ * (`api-schema.d.ts`, written by `npm run generate:api-types`), with cookie transport: the access and refresh
  * tokens are HttpOnly cookies the page never sees. Every call but GET and HEAD echoes the readable
  * `adm_csrf` cookie in `X-CSRF-Token` (double submit). A 401 is answered by one refresh
  * (`POST /admin/auth/refresh`, the `adm_refresh` cookie) and one retry; if that fails the session is over.
  */
-export interface Problem {
-  status: number;
-  code: string;
-  message_en: string;
-  message_ar: string;
-  requiredPlan?: string;
-  requiredPermission?: string;
-  suggestion?: { code: string; message_en: string; message_ar: string; [key: string]: unknown };
-  [key: string]: unknown;
-}
+import createClient, { type MethodResponse } from 'openapi-fetch';
+import type { paths } from './api-schema.js';
+import type { Schema } from './types.js';
+
+type ProblemDocument = Schema<'ProblemDocument'>;
+/**
+ * A refusal's problem document, with the details some refusals add (`rowLimit`, `dimension`…); the page's own
+ * `network_error` and `unexpected` stand for answers that are none.
+ */
+export type Problem = Omit<ProblemDocument, 'code'> & {
+  code: ProblemDocument['code'] | 'network_error' | 'unexpected';
+  [detail: string]: unknown;
+};
 
 export class ApiError extends Error {
   constructor(readonly problem: Problem) {
@@ -21,7 +25,7 @@ export class ApiError extends Error {
   }
 }
 
-const NETWORK: Problem = { status: 0, code: 'network_error', message_en: '', message_ar: '' };
+const NETWORK = { status: 0, code: 'network_error', message_en: '', message_ar: '' } as Problem;
 
 let refreshing: Promise<boolean> | null = null;
 let onSessionEnded: () => void = () => undefined;
@@ -36,28 +40,38 @@ function csrfToken(): string | undefined {
   return found ? decodeURIComponent(found.slice('adm_csrf='.length)) : undefined;
 }
 
-/** A `Blob` (a chosen file) is sent as its raw bytes, as the file routes take it; anything else as JSON. */
-async function send(method: string, path: string, body?: unknown): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  const raw = body instanceof Blob;
-  if (body !== undefined) headers['Content-Type'] = raw ? 'application/octet-stream' : 'application/json';
-  if (method !== 'GET' && method !== 'HEAD') {
+/**
+ * A request as `fetch` is given it here: its body read whole (JSON as text, a file as its bytes) rather than
+ * as a stream, so that it can be sent again after a refresh.
+ */
+async function sendable(request: Request): Promise<RequestInit & { url: string }> {
+  const body =
+    request.body === null
+      ? undefined
+      : /json/.test(request.headers.get('Content-Type') ?? '')
+        ? await request.text()
+        : await request.blob();
+  return { url: request.url, method: request.method, headers: request.headers, body, credentials: 'same-origin' };
+}
+
+/** Sends a request with the session's CSRF token (read at each send: a refresh renews it). */
+async function send({ url, ...init }: RequestInit & { url: string }): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.method !== 'GET' && init.method !== 'HEAD') {
     const csrf = csrfToken();
-    if (csrf) headers['X-CSRF-Token'] = csrf;
+    if (csrf) headers.set('X-CSRF-Token', csrf);
   }
   try {
-    const payload = body === undefined ? undefined : raw ? body : JSON.stringify(body);
-    return await fetch(path, { method, headers, credentials: 'same-origin', body: payload });
+    return await fetch(url, { ...init, headers });
   } catch {
     throw new ApiError(NETWORK);
   }
 }
 
-async function problemOf(response: Response): Promise<Problem> {
-  const body = (await response.json().catch(() => null)) as Problem | null;
-  return body && typeof body.code === 'string'
-    ? { ...body, status: response.status }
-    : { ...NETWORK, status: response.status, code: 'unexpected' };
+function problemOf(body: unknown, status: number): Problem {
+  return body && typeof body === 'object' && typeof (body as Problem).code === 'string'
+    ? { ...(body as Problem), status }
+    : { ...NETWORK, status, code: 'unexpected' };
 }
 
 /**
@@ -68,7 +82,13 @@ export const hasAccessCookie = (): boolean => csrfToken() !== undefined;
 
 /** One refresh at a time, whatever the number of calls that found their token expired. */
 export function refresh(): Promise<boolean> {
-  refreshing ??= send('POST', '/admin/auth/refresh', {})
+  refreshing ??= send({
+    url: '/admin/auth/refresh',
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+    body: '{}',
+    credentials: 'same-origin',
+  })
     // Its body (no tokens: they are cookies) is read to the end all the same, so that the request ends with it.
     .then((response) => response.arrayBuffer().then(() => response.ok))
     .catch(() => false)
@@ -76,23 +96,51 @@ export function refresh(): Promise<boolean> {
   return refreshing;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  let response = await send(method, path, body);
-  if (response.status === 401 && !path.startsWith('/admin/auth/sign-in') && !path.startsWith('/admin/auth/refresh')) {
-    const problem = await problemOf(response.clone());
-    // An expired access cookie is dropped by the browser, so `unauthenticated` is worth one refresh too.
-    if (problem.code === 'token_expired' || problem.code === 'unauthenticated') {
-      if (await refresh()) response = await send(method, path, body);
-      if (response.status === 401) {
-        onSessionEnded();
-        throw new ApiError(await problemOf(response));
-      }
-    }
+/** The client's transport: a 401 for an expired (or dropped) access cookie is worth one refresh and one retry. */
+async function sendWithSession(request: Request): Promise<Response> {
+  const path = new URL(request.url).pathname;
+  const init = await sendable(request);
+  const response = await send(init);
+  if (response.status !== 401 || path.startsWith('/admin/auth/sign-in') || path.startsWith('/admin/auth/refresh')) return response;
+  const problem = problemOf(
+    await response
+      .clone()
+      .json()
+      .catch(() => null),
+    401,
+  );
+  // An expired access cookie is dropped by the browser, so `unauthenticated` is worth one refresh too.
+  if (problem.code !== 'token_expired' && problem.code !== 'unauthenticated') return response;
+  const retried = (await refresh()) ? await send(init) : response;
+  if (retried.status === 401) {
+    onSessionEnded();
+    throw new ApiError(problemOf(await retried.json().catch(() => null), 401));
   }
-  if (!response.ok) throw new ApiError(await problemOf(response));
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
+  return retried;
 }
 
-export const get = <T>(path: string) => api<T>('GET', path);
-export const post = <T>(path: string, body: unknown = {}) => api<T>('POST', path, body);
+export const client = createClient<paths>({ fetch: sendWithSession, headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+
+/** The data of a call, or the problem it answered thrown as an ApiError. */
+export async function answer<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw new ApiError(problemOf(error, response.status));
+  return data as T;
+}
+
+type Gettable = keyof { [P in keyof paths as paths[P] extends { get: object } ? P : never]: true };
+type GetParams<P extends Gettable> = paths[P] extends { get: { parameters: infer Params } } ? Params : never;
+/** What a GET of `P` answers. */
+type Answer<P extends Gettable> = MethodResponse<typeof client, 'get', P>;
+
+/** GETs `path` with its path and query parameters: its answer, or its problem thrown. */
+export function get<P extends Gettable>(path: P, params?: GetParams<P>): Promise<Answer<P>> {
+  const request = client.GET as (path: string, init: object) => Promise<{ data?: Answer<P>; error?: unknown; response: Response }>;
+  return answer(request(path, { params }));
+}
+
+/** A built-in report asked with the page's query (`filter[]`, range, sort, page): each report is a path of its own, all of one shape. */
+export function getReport(name: string, query: URLSearchParams): Promise<Schema<'ReportResponseDoc'>> {
+  const path = `/admin/insights/reports/${name}` as '/admin/insights/reports/overview';
+  return answer(client.GET(path, { params: { query: {} }, querySerializer: () => query.toString() }));
+}

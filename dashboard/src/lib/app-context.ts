@@ -13,8 +13,8 @@ export interface AppContext {
   me: Me;
   /** Write controls are offered only to a signed-in staff member (a support session reads only). */
   canWrite: boolean;
-  can: (permission: string) => boolean;
-  entitled: (entitlement: string) => boolean;
+  can: (permission: Me['permissions'][number]) => boolean;
+  entitled: (entitlement: Me['entitlements'][number]) => boolean;
 }
 
 export const App = createContext<AppContext | null>(null);

@@ -1,40 +1,38 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get } from './api.js';
-import type { Page } from './types.js';
 
 export interface Loaded<T> {
   data: T | null;
   error: unknown;
   loading: boolean;
-  /** GETs the same path again (after a write), keeping the answer shown meanwhile. */
+  /** Reads the same again (after a write), keeping the answer shown meanwhile. */
   reload: () => void;
   /** Shows an answer the page already has (a write's response) without asking again. */
   set: (data: T) => void;
 }
 
 /**
- * GETs `path` (null: nothing yet) whenever it changes or `reload()` is called; `read` reads it another way
- * (`getAll`: every page of a list).
+ * Reads `read` (null: nothing yet) whenever one of `inputs` (what it asks, e.g. the path's id) changes or
+ * `reload()` is called.
  */
-export function useLoad<T>(path: string | null, read: (path: string) => Promise<T> = get): Loaded<T> {
+export function useLoad<T>(read: (() => Promise<T>) | null, inputs: readonly unknown[] = []): Loaded<T> {
   const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean }>({
     data: null,
     error: null,
-    loading: path !== null,
+    loading: read !== null,
   });
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    if (path === null) return;
+    if (read === null) return;
     let live = true;
     setState((previous) => ({ ...previous, loading: true }));
-    read(path).then(
+    read().then(
       (data) => live && setState({ data, error: null, loading: false }),
       (error: unknown) => live && setState({ data: null, error, loading: false }),
     );
     return () => {
       live = false;
     };
-  }, [path, tick]);
+  }, [read === null, ...inputs, tick]);
   return {
     ...state,
     reload: () => setTick((n) => n + 1),
@@ -68,32 +66,36 @@ export function useCursors(start: string | null): {
   };
 }
 
-/** A list of `{ items, nextCursor }` pages, `limit` at a time. */
-export function usePaged<T>(path: string | null, limit = 25): Loaded<Page<T>> & Paging {
-  const { cursor, paging } = useCursors(path);
-  const loaded = useLoad<Page<T>>(path === null ? null : pagePath(path, limit, cursor));
+/** The `limit` and `cursor` of a page of a cursor-paged list. */
+export interface PageQuery {
+  limit: number;
+  cursor?: string;
+}
+
+/** One page of a cursor-paged list, read by `read`, `limit` at a time; `inputs` as useLoad's (a new one starts again). */
+export function usePaged<T extends { nextCursor: string | null }>(
+  read: ((page: PageQuery) => Promise<T>) | null,
+  inputs: readonly unknown[] = [],
+  limit = 25,
+): Loaded<T> & Paging {
+  const { cursor, paging } = useCursors(read === null ? null : JSON.stringify(inputs));
+  const loaded = useLoad(read && (() => read({ limit, cursor })), [...inputs, cursor]);
   return { ...loaded, ...paging(loaded.data?.nextCursor) };
 }
 
-/** `path` with a page's `limit` and `cursor` in its query. */
-export function pagePath(path: string, limit: number, cursor?: string | null): string {
-  const separator = path.includes('?') ? '&' : '?';
-  return `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-}
-
 /** Every item of a cursor-paged list, its pages read one after another (100 at a time): for a picker that must offer them all. */
-export async function getAll<T>(path: string): Promise<T[]> {
+export async function getAll<T>(read: (page: PageQuery) => Promise<{ items: T[]; nextCursor: string | null }>): Promise<T[]> {
   const items: T[] = [];
-  let cursor: string | null = null;
+  let cursor: string | undefined;
   do {
-    const page: Page<T> = await get<Page<T>>(pagePath(path, 100, cursor));
+    const page = await read({ limit: 100, cursor });
     items.push(...page.items);
-    cursor = page.nextCursor;
+    cursor = page.nextCursor ?? undefined;
   } while (cursor);
   return items;
 }
 
-/** While `pending` (an export or a delivery being written), GETs the loaded path again every `ms`; an error stops it. */
+/** While `pending` (an export or a delivery being written), reads the loaded answer again every `ms`; an error stops it. */
 export function useReloadWhile(loaded: Omit<Loaded<unknown>, 'set'>, pending: boolean, ms = 1500): void {
   useEffect(() => {
     if (!pending || loaded.loading || loaded.error) return;

@@ -1,56 +1,48 @@
 import type { Formatter } from '../i18n/format.js';
 import type { Lang, MessageKey } from '../i18n/messages.js';
-import type { Row } from './types.js';
+import type { Row, Schema } from './types.js';
+
+/** A built-in report's name, as `GET /admin/insights/reports` lists them with their areas and plans. */
+export type ReportName = Schema<'ReportCatalogueEntryDoc'>['name'];
 
 /**
- * The built-in reports (contract section 8) as the dashboard shows them: the area whose view
- * permission and plan entitlement open each, and the chart that suits its shape: a line over time, bars
- * for a ranked dimension, a heat map of cohorts by month, a funnel of steps, or the table alone.
+ * How the dashboard shows each built-in report: the chart that suits its shape (a line over time, bars for a
+ * ranked dimension, a heat map of cohorts by month, a funnel of steps, or the table alone) and the measures
+ * its table sorts by, where not all of them (the service refuses the others).
  */
 export type ChartKind = 'line' | 'bar' | 'heatmap' | 'funnel' | 'table';
-export interface ReportEntry {
-  name: string;
-  area: 'sales' | 'products' | 'customers' | 'fulfilment' | 'finance' | 'behaviour';
+export interface ReportView {
+  name: ReportName;
   chart: ChartKind;
-  /** The measures its table sorts by, where not all of them (the service refuses the others). */
   sortable?: readonly string[];
 }
 
-export const REPORTS: readonly ReportEntry[] = [
-  { name: 'overview', area: 'sales', chart: 'line' },
-  { name: 'products', area: 'products', chart: 'bar' },
-  { name: 'variants', area: 'products', chart: 'bar' },
-  { name: 'categories', area: 'products', chart: 'bar' },
-  { name: 'brands', area: 'products', chart: 'bar' },
-  { name: 'not_selling', area: 'products', chart: 'table', sortable: ['days_since_last_sale', 'stock'] },
-  { name: 'customers', area: 'customers', chart: 'bar' },
-  { name: 'cohorts', area: 'customers', chart: 'heatmap', sortable: [] },
-  { name: 'top_customers', area: 'customers', chart: 'bar' },
-  { name: 'customer_groups', area: 'customers', chart: 'bar' },
-  { name: 'fulfilment', area: 'fulfilment', chart: 'bar' },
-  { name: 'late_orders', area: 'fulfilment', chart: 'line', sortable: ['late_by'] },
-  { name: 'payments', area: 'finance', chart: 'bar' },
-  { name: 'tax', area: 'finance', chart: 'line' },
-  { name: 'funnel', area: 'behaviour', chart: 'funnel', sortable: [] },
-  { name: 'searches', area: 'behaviour', chart: 'bar' },
-];
-
-/** Which plan first has an area (contract section 7), for the upgrade hint in the navigation. */
-export const AREA_PLAN: Record<ReportEntry['area'], string> = {
-  sales: 'basic',
-  products: 'basic',
-  customers: 'growth',
-  fulfilment: 'growth',
-  finance: 'growth',
-  behaviour: 'pro',
+const VIEWS: Record<ReportName, Omit<ReportView, 'name'>> = {
+  overview: { chart: 'line' },
+  products: { chart: 'bar' },
+  variants: { chart: 'bar' },
+  categories: { chart: 'bar' },
+  brands: { chart: 'bar' },
+  not_selling: { chart: 'table', sortable: ['days_since_last_sale', 'stock'] },
+  customers: { chart: 'bar' },
+  cohorts: { chart: 'heatmap', sortable: [] },
+  top_customers: { chart: 'bar' },
+  customer_groups: { chart: 'bar' },
+  fulfilment: { chart: 'bar' },
+  late_orders: { chart: 'line', sortable: ['late_by'] },
+  payments: { chart: 'bar' },
+  tax: { chart: 'line' },
+  funnel: { chart: 'funnel', sortable: [] },
+  searches: { chart: 'bar' },
 };
+export const REPORTS: readonly ReportView[] = Object.entries(VIEWS).map(([name, view]) => ({ name: name as ReportName, ...view }));
 
 /**
  * Whether a report's page shows figures over the range that a compared range and a grain change (its line
  * or ranked bars, its totals): not a heat map of cohorts by month, the funnel's steps or the list of
  * products not selling, each a shape of its own, where neither is offered.
  */
-export const showsOverTime = (entry: ReportEntry) => entry.chart === 'line' || entry.chart === 'bar';
+export const showsOverTime = (view: ReportView) => view.chart === 'line' || view.chart === 'bar';
 
 export const reportTitle = (name: string) => `report.${name}` as MessageKey;
 export const findReport = (name: string) => REPORTS.find((report) => report.name === name);

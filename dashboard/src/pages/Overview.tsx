@@ -4,7 +4,8 @@ import { Chart } from '../components/Chart.js';
 import { ProblemView } from '../components/Problem.js';
 import { RangePicker, rangeParams } from '../components/RangePicker.js';
 import { pick, useApp } from '../lib/app-context.js';
-import type { Column, ReportResponse } from '../lib/types.js';
+import { getReport } from '../lib/api.js';
+import type { Column } from '../lib/types.js';
 import { useLoad } from '../lib/load.js';
 import { lineOption, sparklineOption } from './chart-options.js';
 
@@ -58,7 +59,7 @@ function HeadlineFigure({ value, type }: { value: unknown; type: string }) {
 export function Overview({ query }: { query: URLSearchParams }) {
   const { t, lang, fmt } = useApp();
   const params = rangeParams(query);
-  const { data, error, loading } = useLoad<ReportResponse>(`/admin/insights/reports/overview?${params}`);
+  const { data, error, loading } = useLoad(() => getReport('overview', params), [`${params}`]);
   useEffect(() => {
     // The first meaningful render, measured by the browser test (README, "Dashboard").
     if (data && performance.getEntriesByName('dashboard-interactive').length === 0) performance.mark('dashboard-interactive');

@@ -5,8 +5,8 @@ import { RangePicker, rangeParams } from '../components/RangePicker.js';
 import { useApp } from '../lib/app-context.js';
 import { findReport, reportTitle, showsOverTime } from '../lib/reports.js';
 import { navigate, withQuery } from '../lib/router.js';
-import type { ReportResponse } from '../lib/types.js';
-import { pagePath, useCursors, useLoad } from '../lib/load.js';
+import { getReport } from '../lib/api.js';
+import { useCursors, useLoad } from '../lib/load.js';
 import { ReportFilters, reportBodyParams } from './insights/ReportFilters.js';
 import { ReportChart, ReportTable, ResultView, Totals } from './insights/ReportView.js';
 import { StartExport, rememberValues } from './insights/shared.js';
@@ -27,11 +27,11 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
   const limit = PAGE_SIZES.includes(query.get('limit') ?? '') ? query.get('limit')! : '25';
   const params = rangeParams(query, overTime);
   if (sort) params.set('sort', sort);
-  const report = `/admin/insights/reports/${name}?${params}`;
   // A new range, sort or page size starts again from the first page.
-  const { cursor, paging } = useCursors(`${report}&limit=${limit}`);
-  const path = entry ? (whole ? report : pagePath(report, Number(limit), cursor)) : null;
-  const { data, error, loading } = useLoad<ReportResponse>(path);
+  const { cursor, paging } = useCursors(`${name}?${params}&limit=${limit}`);
+  if (!whole) params.set('limit', limit);
+  if (!whole && cursor) params.set('cursor', cursor);
+  const { data, error, loading } = useLoad(entry ? () => getReport(name, params) : null, [name, `${params}`]);
   useEffect(() => {
     // The names of the values in the rows: a filter by one of them is shown by its name.
     for (const column of data?.columns ?? []) {
@@ -92,7 +92,7 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
           ) : null}
         </>
       ) : null}
-      {data ? <StartExport source={{ report: name, params: reportBodyParams(query, overTime) }} /> : null}
+      {data ? <StartExport source={{ report: entry.name, params: reportBodyParams(query, overTime) }} /> : null}
     </section>
   );
 }

@@ -78,6 +78,61 @@ export class PlatformDropConfigDto {
   @IsString() @MaxLength(200) @Matches(FOLDER) prefix: string;
 }
 
+/** A member of a kind's `config` or `credentials` as a form asks for it. */
+export interface ConnectorField {
+  name: string;
+  input: 'text' | 'number' | 'checkbox' | 'textarea' | 'secret';
+  required: boolean;
+}
+
+/**
+ * The members of each kind's config and credentials above (`GET /connectors`), in the order a form shows
+ * them; the kinds in the order a form offers them. An SFTP server takes a password or a private key (with
+ * its passphrase), so none of its credentials is required alone.
+ */
+export const CONNECTOR_FORMS: readonly { kind: ConnectionKind; config: ConnectorField[]; credentials: ConnectorField[] }[] = [
+  { kind: 'platform_drop', config: [{ name: 'prefix', input: 'text', required: false }], credentials: [] },
+  {
+    kind: 'sftp',
+    config: [
+      { name: 'host', input: 'text', required: true },
+      { name: 'port', input: 'number', required: false },
+      { name: 'username', input: 'text', required: true },
+      { name: 'basePath', input: 'text', required: true },
+    ],
+    credentials: [
+      { name: 'password', input: 'secret', required: false },
+      { name: 'privateKey', input: 'textarea', required: false },
+      { name: 'passphrase', input: 'secret', required: false },
+    ],
+  },
+  {
+    kind: 'object_storage',
+    config: [
+      { name: 'endpoint', input: 'text', required: false },
+      { name: 'region', input: 'text', required: true },
+      { name: 'bucket', input: 'text', required: true },
+      { name: 'prefix', input: 'text', required: false },
+      { name: 'forcePathStyle', input: 'checkbox', required: false },
+    ],
+    credentials: [
+      { name: 'accessKeyId', input: 'secret', required: true },
+      { name: 'secretAccessKey', input: 'secret', required: true },
+    ],
+  },
+  {
+    kind: 'database_read',
+    config: [
+      { name: 'host', input: 'text', required: true },
+      { name: 'port', input: 'number', required: false },
+      { name: 'database', input: 'text', required: true },
+      { name: 'username', input: 'text', required: true },
+      { name: 'query', input: 'textarea', required: true },
+    ],
+    credentials: [{ name: 'password', input: 'secret', required: true }],
+  },
+];
+
 export class CreateConnectionDto {
   @ApiProperty({ maxLength: 120 }) @TextField(120, 1) name: string;
   @ApiProperty({ enum: CONNECTION_KINDS }) @IsIn(CONNECTION_KINDS) kind: ConnectionKind;

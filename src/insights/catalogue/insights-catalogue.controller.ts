@@ -2,22 +2,22 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ANY_INSIGHTS_VIEW } from '../../auth/access/access-rule.js';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { ApiProblemResponses, ProblemDocument } from '../../common/errors/openapi.js';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
 import { dimensionNamed } from '../definitions/dimensions.js';
-import { CatalogueListDoc, DimensionValuesDoc, StatusDoc } from '../dto/insights.response.js';
+import { CatalogueListDoc, DimensionValuesDoc, ReportCatalogueDoc, StatusDoc } from '../dto/insights.response.js';
 import { DimensionValuesQueryDto } from '../dto/values-query.dto.js';
 import { requireAreas } from '../query/area-access.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { StoreCalendars } from '../query/store-calendar.js';
 import { InsightsSettingsService } from '../settings/insights-settings.service.js';
-import { dimensionCatalogue, measureCatalogue } from './insights-catalogue.js';
+import { dimensionCatalogue, measureCatalogue, reportCatalogue } from './insights-catalogue.js';
 
-/** What Insights can show: its measures and dimensions, the values a filter can take, and how current the figures are. */
+/** What Insights can show: its reports, measures and dimensions, the values a filter can take, and how current the figures are. */
 @ApiTags('Insights')
 @Controller('admin/insights')
 export class InsightsCatalogueController {
@@ -27,6 +27,16 @@ export class InsightsCatalogueController {
     private readonly calendars: StoreCalendars,
     private readonly settings: InsightsSettingsService,
   ) {}
+
+  @Get('reports')
+  @RequirePermission(ANY_INSIGHTS_VIEW)
+  @ApiOperation({
+    summary: 'The built-in reports, each with the area whose view permission reads it and the plan that first has that area',
+  })
+  @ApiOkResponse({ type: ReportCatalogueDoc })
+  reports() {
+    return { items: reportCatalogue() };
+  }
 
   @Get('measures')
   @RequirePermission(ANY_INSIGHTS_VIEW)

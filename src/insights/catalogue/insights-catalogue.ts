@@ -1,8 +1,9 @@
 import { TIME_GRAINS, DIMENSIONS, isTimeGrain, type DimensionDef } from '../definitions/dimensions.js';
 import { MEASURES, type Direction, type MeasureDef } from '../definitions/measures.js';
-import { REPORT_COLUMNS, REPORTS } from '../definitions/reports.js';
+import { REPORT_COLUMNS, REPORT_NAMES, REPORTS, type ReportName } from '../definitions/reports.js';
 import { SOURCES } from '../definitions/sources.js';
 import { FILTER_OPERATORS } from '../definitions/filters.js';
+import { requiredPlan, type InsightsArea, type StorePlan } from '../../common/permissions.js';
 
 /** An entry of `GET /measures` or `GET /dimensions` (contract section 8). */
 export interface CatalogueEntry {
@@ -102,4 +103,15 @@ export function dimensionCatalogue(): CatalogueEntry[] {
     filterable: dimension.filterable && !isTimeGrain(dimension.name),
     operators: operatorsOf(dimension),
   }));
+}
+
+/** An entry of `GET /reports`: a built-in report, the area whose view permission reads it and the plan that first has that area. */
+export interface ReportCatalogueEntry {
+  name: ReportName;
+  area: InsightsArea;
+  plan: StorePlan;
+}
+
+export function reportCatalogue(): ReportCatalogueEntry[] {
+  return REPORT_NAMES.map((name) => ({ name, area: REPORTS[name].area, plan: requiredPlan(`area:${REPORTS[name].area}`) }));
 }

@@ -6,7 +6,7 @@ import { REPORT_NAMES, type ReportName } from '../definitions/reports.js';
 import { EXPORT_STATUSES } from '../entities/insights-export.entity.js';
 import { FILE_FORMATS, type FileFormat } from '../exports/report-file.js';
 import { BuilderRunDto } from './builder-run.dto.js';
-import { ReportParamsDto } from './report-source.dto.js';
+import { ReportDefinitionDto, ReportParamsDto } from './report-source.dto.js';
 
 const neither = (source: ExportSourceDto) => source.builder === undefined && source.savedReportId === undefined;
 
@@ -84,9 +84,12 @@ export class ExportDoc {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ enum: EXPORT_STATUSES }) status: string;
   @ApiProperty({ enum: FILE_FORMATS }) format: string;
-  @ApiProperty({ description: 'What it writes: a report with its params, or a builder query (a saved report’s, as it was asked for).' })
+  @ApiProperty({
+    type: ReportDefinitionDto,
+    description: 'What it writes: a report with its params, or a builder query (a saved report’s, as it was asked for).',
+  })
   definition: Record<string, unknown>;
-  @ApiProperty({ format: 'uuid', nullable: true }) savedReportId: string | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true }) savedReportId: string | null;
   @ApiProperty({ enum: ['en', 'ar'], description: 'The language of the header row: the caller’s (Accept-Language).' }) language: string;
   @ApiProperty({ type: ExportProgressDoc }) progress: ExportProgressDoc;
   @ApiProperty({ type: ExportFileDoc, nullable: true }) file: ExportFileDoc | null;

@@ -1,5 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { INSIGHTS_AREAS, STORE_PLANS } from '../../common/permissions.js';
+import { FILTER_OPERATORS } from '../definitions/filters.js';
 import { DIRECTIONS } from '../definitions/measures.js';
+import { REPORT_NAMES } from '../definitions/reports.js';
+import { ReportDefinitionDto } from './report-source.dto.js';
 
 /** Figures by name: money in minor units, counts and durations (seconds) are integers; ratios are 0..1; periods are text. */
 const FIGURES = {
@@ -63,7 +67,16 @@ export class ReportResponseDoc {
   compareSeries: Record<string, unknown>[] | null;
   @ApiProperty({
     type: 'array',
-    items: { type: 'object', additionalProperties: true },
+    items: {
+      type: 'object',
+      properties: {
+        labels: {
+          type: 'object',
+          additionalProperties: { type: 'object', properties: { en: { type: 'string' }, ar: { type: 'string' } }, required: ['en', 'ar'] },
+        },
+      },
+      additionalProperties: true,
+    },
     description:
       'Dimension values and measures; `labels` names the values of the row’s dimensions: `{ "product": { "en", "ar" } }`, and a value that needs words: ' +
       '`not_selling`’s `last_sold_on` is null for a product never sold in the store’s history (its `days_since_last_sale` null too, the longest unsold), labelled “Never sold”. ' +
@@ -90,11 +103,21 @@ export class CatalogueEntryDoc {
   @ApiPropertyOptional({ description: 'Measures: false for columns of one report’s table only.' }) builder?: boolean;
   @ApiPropertyOptional({ type: [String] }) reports?: string[];
   @ApiPropertyOptional() filterable?: boolean;
-  @ApiPropertyOptional({ type: [String] }) operators?: string[];
+  @ApiPropertyOptional({ enum: FILTER_OPERATORS, isArray: true }) operators?: string[];
 }
 
 export class CatalogueListDoc {
   @ApiProperty({ type: [CatalogueEntryDoc] }) items: CatalogueEntryDoc[];
+}
+
+export class ReportCatalogueEntryDoc {
+  @ApiProperty({ enum: REPORT_NAMES }) name: string;
+  @ApiProperty({ enum: INSIGHTS_AREAS, description: 'Whose view permission (`insights.<area>.view`) reads it.' }) area: string;
+  @ApiProperty({ enum: STORE_PLANS, description: 'The plan that first has its area.' }) plan: string;
+}
+
+export class ReportCatalogueDoc {
+  @ApiProperty({ type: [ReportCatalogueEntryDoc] }) items: ReportCatalogueEntryDoc[];
 }
 
 export class DimensionValueDoc {
@@ -133,9 +156,8 @@ export class SavedReportDoc {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty() name: string;
   @ApiProperty({
-    type: 'object',
+    type: ReportDefinitionDto,
     description: '`{ "report", "params" }` (a built-in report) or `{ "builder": <builder body> }`.',
-    additionalProperties: true,
   })
   definition: Record<string, unknown>;
   @ApiProperty({ format: 'uuid', description: 'The staff member who saved it.' }) createdBy: string;

@@ -142,7 +142,10 @@ const DESTINATION_TYPE = {
 
 const DESTINATION_SCHEMA = {
   oneOf: [{ $ref: getSchemaPath(EmailDestinationDto) }, { $ref: getSchemaPath(ConnectionDestinationDto) }],
-  discriminator: { propertyName: 'kind' },
+  discriminator: {
+    propertyName: 'kind',
+    mapping: { email: getSchemaPath(EmailDestinationDto), connection: getSchemaPath(ConnectionDestinationDto) },
+  },
 };
 
 export class CreateScheduleDto {

@@ -3,45 +3,15 @@ import { DataTable } from '../../components/DataTable.js';
 import { Field, useFieldErrors } from '../../components/fields.js';
 import type { MessageKey } from '../../i18n/messages.js';
 import { useApp } from '../../lib/app-context.js';
+import { answer, client, get } from '../../lib/api.js';
 import { useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
-import { CONNECTION_KINDS, type Connection, type ConnectionKind, type DropFile } from './types.js';
-import { ErrorView, HUB, HubLink, hubDelete, hubPost, hubPut, StatusBadge, useAction, useBilingual } from './ui.js';
-
-/** The config and credential fields of each kind (contract section 9), in the order the form shows them. */
-const CONFIG: Record<ConnectionKind, { name: string; type?: 'number' | 'checkbox' | 'textarea'; required?: boolean }[]> = {
-  sftp: [
-    { name: 'host', required: true },
-    { name: 'port', type: 'number' },
-    { name: 'username', required: true },
-    { name: 'basePath', required: true },
-  ],
-  object_storage: [
-    { name: 'endpoint' },
-    { name: 'region', required: true },
-    { name: 'bucket', required: true },
-    { name: 'prefix' },
-    { name: 'forcePathStyle', type: 'checkbox' },
-  ],
-  database_read: [
-    { name: 'host', required: true },
-    { name: 'port', type: 'number' },
-    { name: 'database', required: true },
-    { name: 'username', required: true },
-    { name: 'query', type: 'textarea', required: true },
-  ],
-  platform_drop: [{ name: 'prefix' }],
-};
-const SECRETS: Record<ConnectionKind, { name: string; type?: 'textarea' }[]> = {
-  sftp: [{ name: 'password' }, { name: 'privateKey', type: 'textarea' }, { name: 'passphrase' }],
-  object_storage: [{ name: 'accessKeyId' }, { name: 'secretAccessKey' }],
-  database_read: [{ name: 'password' }],
-  platform_drop: [],
-};
+import type { Connection, ConnectionKind, ConnectorKind, DropFile } from './types.js';
+import { ErrorView, HubLink, StatusBadge, useAction, useBilingual } from './ui.js';
 
 export function ConnectionsList() {
   const { t, can, canWrite } = useApp();
-  const list = usePaged<Connection>(`${HUB}/connections`);
+  const list = usePaged((page) => get('/admin/data-hub/connections', { query: page }));
   const bilingual = useBilingual();
   return (
     <section aria-labelledby="page-title" class="hub">
@@ -81,7 +51,8 @@ export function ConnectionsList() {
 /** A connection: its state, Test, Activate, the pinned host key, its form, Delete. */
 export function ConnectionPage({ id }: { id: string }) {
   const { t, can, canWrite, fmt } = useApp();
-  const loaded = useLoad<Connection>(id === 'new' ? null : `${HUB}/connections/${id}`);
+  const byId = { params: { path: { id } } };
+  const loaded = useLoad(id === 'new' ? null : () => get('/admin/data-hub/connections/{id}', byId.params), [id]);
   const action = useAction();
   const bilingual = useBilingual();
   const manage = canWrite && can('data.connections.manage');
@@ -160,7 +131,7 @@ export function ConnectionPage({ id }: { id: string }) {
                   type="button"
                   data-write
                   disabled={action.busy}
-                  onClick={() => act(() => hubPut<Connection>(`/connections/${id}`, { hostKey: null }))}
+                  onClick={() => act(() => answer(client.PUT('/admin/data-hub/connections/{id}', { ...byId, body: { hostKey: null } })))}
                 >
                   {t('hub.hostKey.clear')}
                 </button>
@@ -173,7 +144,12 @@ export function ConnectionPage({ id }: { id: string }) {
       ) : null}
       {manage ? (
         <div class="actions">
-          <button type="button" data-write disabled={action.busy} onClick={() => act(() => hubPost<Connection>(`/connections/${id}/test`))}>
+          <button
+            type="button"
+            data-write
+            disabled={action.busy}
+            onClick={() => act(() => answer(client.POST('/admin/data-hub/connections/{id}/test', byId)))}
+          >
             {action.busy ? t('hub.working') : t('hub.connections.test')}
           </button>
           <button
@@ -181,7 +157,7 @@ export function ConnectionPage({ id }: { id: string }) {
             data-write
             disabled={action.busy || connection.status !== 'tested'}
             aria-describedby="activate-hint"
-            onClick={() => act(() => hubPost<Connection>(`/connections/${id}/activate`))}
+            onClick={() => act(() => answer(client.POST('/admin/data-hub/connections/{id}/activate', byId)))}
           >
             {t('hub.connections.activate')}
           </button>
@@ -204,7 +180,7 @@ export function ConnectionPage({ id }: { id: string }) {
               onClick={() =>
                 window.confirm(t('hub.confirmDelete', { name: connection.name })) &&
                 action.run(async () => {
-                  await hubDelete(`/connections/${id}`);
+                  await answer(client.DELETE('/admin/data-hub/connections/{id}', byId));
                   navigate('/data-hub/connections');
                 })
               }
@@ -221,7 +197,7 @@ export function ConnectionPage({ id }: { id: string }) {
 /** A platform drop's files, and the upload of a file into it. */
 function DropFiles({ connectionId }: { connectionId: string }) {
   const { t, fmt, canWrite } = useApp();
-  const files = useLoad<{ items: DropFile[] }>(`${HUB}/connections/${connectionId}/files`);
+  const files = useLoad(() => get('/admin/data-hub/connections/{id}/files', { path: { id: connectionId } }), [connectionId]);
   const action = useAction();
   const errors = useFieldErrors(action.error, (field) => (field === 'name' ? field : undefined));
   const [file, setFile] = useState<File | null>(null);
@@ -232,7 +208,17 @@ function DropFiles({ connectionId }: { connectionId: string }) {
     if (!file) return;
     setUploaded(null);
     void action.run(async () => {
-      setUploaded(await hubPut<DropFile>(`/connections/${connectionId}/files/${encodeURIComponent(name)}`, file));
+      setUploaded(
+        await answer(
+          client.PUT('/admin/data-hub/connections/{id}/files/{name}', {
+            params: { path: { id: connectionId, name } },
+            body: file,
+            // The file's bytes as they are, as the route takes them.
+            bodySerializer: (bytes) => bytes,
+            headers: { 'Content-Type': 'application/octet-stream' },
+          }),
+        ),
+      );
       errors.formRef.current?.reset();
       setFile(null);
       setName('');
@@ -281,7 +267,7 @@ function DropFiles({ connectionId }: { connectionId: string }) {
             header: t('hub.files.name'),
             cell: (dropFile) => (
               <code dir="ltr">
-                <a href={`${HUB}/connections/${connectionId}/files/${encodeURIComponent(dropFile.name)}`} download={dropFile.name}>
+                <a href={`/admin/data-hub/connections/${connectionId}/files/${encodeURIComponent(dropFile.name)}`} download={dropFile.name}>
                   {dropFile.name}
                 </a>
               </code>
@@ -308,30 +294,49 @@ function dropName(fileName: string): string {
     .slice(-200);
 }
 
-function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSaved?: (saved: Connection) => void }) {
+/** The connection form, once the kinds of connection and what each takes (`GET /connectors`) are known. */
+function ConnectionForm(props: { connection?: Connection; onSaved?: (saved: Connection) => void }) {
+  const kinds = useLoad(() => get('/admin/data-hub/connectors'));
+  return kinds.data ? <KindForm kinds={kinds.data.items} {...props} /> : <ErrorView error={kinds.error} />;
+}
+
+function KindForm({
+  kinds,
+  connection,
+  onSaved,
+}: {
+  kinds: ConnectorKind[];
+  connection?: Connection;
+  onSaved?: (saved: Connection) => void;
+}) {
   const { t, entitled } = useApp();
-  const [kind, setKind] = useState<ConnectionKind>(connection?.kind ?? 'platform_drop');
+  const [kind, setKind] = useState<ConnectionKind>(connection?.kind ?? kinds[0].kind);
   const [sftpAuth, setSftpAuth] = useState<'password' | 'privateKey'>(
     connection?.credentials.fields.includes('privateKey') ? 'privateKey' : 'password',
   );
   const action = useAction();
   const [saved, setSaved] = useState(false);
-  const needsPlan = kind === 'database_read' && !entitled('feature:database_read');
+  const chosen = kinds.find((option) => option.kind === kind)!;
+  const needsPlan = chosen.entitlement !== null && !entitled(chosen.entitlement) ? chosen.plan : null;
   // The credentials asked for: an SFTP server takes a password or a private key (with its passphrase).
-  const secrets = SECRETS[kind].filter(
+  const secrets = chosen.credentials.filter(
     (field) => kind !== 'sftp' || (sftpAuth === 'password' ? field.name === 'password' : field.name !== 'password'),
   );
-  const controls = ['name', ...CONFIG[kind].map((field) => `config.${field.name}`), ...secrets.map((field) => `credentials.${field.name}`)];
+  const controls = [
+    'name',
+    ...chosen.config.map((field) => `config.${field.name}`),
+    ...secrets.map((field) => `credentials.${field.name}`),
+  ];
   const errors = useFieldErrors(action.error, (field) => (controls.includes(field) ? field : undefined));
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const config: Record<string, unknown> = {};
-    for (const field of CONFIG[kind]) {
-      if (field.type === 'checkbox') config[field.name] = form.get(`config.${field.name}`) === 'on';
+    for (const field of chosen.config) {
+      if (field.input === 'checkbox') config[field.name] = form.get(`config.${field.name}`) === 'on';
       else {
         const value = String(form.get(`config.${field.name}`) ?? '').trim();
-        if (field.type === 'number') {
+        if (field.input === 'number') {
           if (value) config[field.name] = Number(value);
         } else if (value || field.name === 'prefix') config[field.name] = value;
       }
@@ -341,17 +346,20 @@ function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSa
       const value = String(form.get(`credentials.${field.name}`) ?? '');
       if (value) credentials[field.name] = value;
     }
-    const body: Record<string, unknown> = { name: String(form.get('name') ?? '').trim(), config };
-    if (Object.keys(credentials).length) body.credentials = credentials;
+    const body = {
+      name: String(form.get('name') ?? '').trim(),
+      config,
+      ...(Object.keys(credentials).length ? { credentials } : {}),
+    };
     setSaved(false);
     void action.run(async () => {
       if (connection) {
-        const answer = await hubPut<Connection>(`/connections/${connection.id}`, body);
+        const changed = await answer(client.PUT('/admin/data-hub/connections/{id}', { params: { path: { id: connection.id } }, body }));
         setSaved(true);
-        onSaved?.(answer);
+        onSaved?.(changed);
       } else {
-        const answer = await hubPost<Connection>('/connections', { ...body, kind });
-        navigate(`/data-hub/connections/${answer.id}`);
+        const created = await answer(client.POST('/admin/data-hub/connections', { body: { ...body, kind } }));
+        navigate(`/data-hub/connections/${created.id}`);
       }
     });
   };
@@ -366,11 +374,11 @@ function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSa
         <label>
           <span>{t('hub.field.kind')}</span>
           <select name="kind" value={kind} onChange={(event) => setKind(event.currentTarget.value as ConnectionKind)}>
-            {CONNECTION_KINDS.map((option) => (
-              <option value={option} key={option}>
-                {t(`hub.kind.${option}`)}
-                {option === 'database_read' && !entitled('feature:database_read')
-                  ? ` (${t('nav.needsPlan', { plan: t('plan.pro') })})`
+            {kinds.map((option) => (
+              <option value={option.kind} key={option.kind}>
+                {t(`hub.kind.${option.kind}`)}
+                {option.entitlement !== null && option.plan !== null && !entitled(option.entitlement)
+                  ? ` (${t('nav.needsPlan', { plan: t(`plan.${option.plan}`) })})`
                   : ''}
               </option>
             ))}
@@ -380,28 +388,28 @@ function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSa
       {needsPlan ? (
         <div class="problem" role="alert" data-code="plan_not_entitled">
           <p>{t('hub.connections.databaseNeedsPlan')}</p>
-          <p class="upgrade" data-upgrade="pro">
-            <strong>{t('error.upgrade', { plan: t('plan.pro') })}</strong>
+          <p class="upgrade" data-upgrade={needsPlan}>
+            <strong>{t('error.upgrade', { plan: t(`plan.${needsPlan}`) })}</strong>
           </p>
         </div>
       ) : (
         <>
           <fieldset>
             <legend>{t('hub.connections.config')}</legend>
-            {CONFIG[kind].map((field) => (
+            {chosen.config.map((field) => (
               <Field
                 key={`${kind}.${field.name}`}
                 label={t(`hub.config.${field.name}` as MessageKey)}
                 name={`config.${field.name}`}
                 errors={errors}
-                check={field.type === 'checkbox'}
+                check={field.input === 'checkbox'}
               >
                 {(control) =>
-                  field.type === 'textarea' ? (
+                  field.input === 'textarea' ? (
                     <textarea {...control} required={field.required} dir="ltr" rows={4} defaultValue={value(field.name)} />
-                  ) : field.type === 'checkbox' ? (
+                  ) : field.input === 'checkbox' ? (
                     <input {...control} type="checkbox" defaultChecked={connection?.config[field.name] === true} />
-                  ) : field.type === 'number' ? (
+                  ) : field.input === 'number' ? (
                     <input
                       {...control}
                       type="number"
@@ -439,7 +447,7 @@ function ConnectionForm({ connection, onSaved }: { connection?: Connection; onSa
                   errors={errors}
                 >
                   {(control) =>
-                    field.type === 'textarea' ? (
+                    field.input === 'textarea' ? (
                       <textarea {...control} dir="ltr" rows={4} autoComplete="off" spellcheck={false} />
                     ) : (
                       <input {...control} type="password" dir="ltr" autoComplete="new-password" />

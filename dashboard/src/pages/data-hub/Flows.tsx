@@ -1,16 +1,18 @@
 import { useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
 import { Field, useFieldErrors } from '../../components/fields.js';
+import { answer, client, get } from '../../lib/api.js';
+import type { Schema } from '../../lib/types.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { getAll, useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { FlowRuns } from './Runs.js';
-import { FORMULA_SAFETY, type Connection, type Flow, type Mapping, type Structure } from './types.js';
-import { ErrorView, HUB, HubLink, hubPost, hubPut, StatusBadge, useAction } from './ui.js';
+import { FORMULA_SAFETY, type Flow, type FormulaSafety } from './types.js';
+import { ErrorView, HubLink, StatusBadge, useAction } from './ui.js';
 
 export function FlowsList() {
   const { t, can, canWrite, fmt } = useApp();
-  const list = usePaged<Flow>(`${HUB}/flows`);
+  const list = usePaged((page) => get('/admin/data-hub/flows', { query: page }));
   return (
     <section aria-labelledby="page-title" class="hub">
       <div class="page-head">
@@ -66,7 +68,7 @@ function LastRun({ flow }: { flow: Flow }) {
 
 export function FlowPage({ id }: { id: string }) {
   const { t, can, canWrite, fmt } = useApp();
-  const loaded = useLoad<Flow>(id === 'new' ? null : `${HUB}/flows/${id}`);
+  const loaded = useLoad(id === 'new' ? null : () => get('/admin/data-hub/flows/{id}', { path: { id } }), [id]);
   const action = useAction();
   const write = canWrite && can('data.flows.manage');
   if (id === 'new')
@@ -81,7 +83,8 @@ export function FlowPage({ id }: { id: string }) {
     );
   const flow = loaded.data;
   if (!flow) return <ErrorView error={loaded.error} />;
-  const toggle = (change: Partial<Flow>) => action.run(async () => loaded.set(await hubPut<Flow>(`/flows/${id}`, change)));
+  const toggle = (change: Pick<Flow, 'paused'> | Pick<Flow, 'muted'>) =>
+    action.run(async () => loaded.set(await answer(client.PUT('/admin/data-hub/flows/{id}', { params: { path: { id } }, body: change }))));
   return (
     <section aria-labelledby="page-title" class="hub">
       <p>
@@ -175,9 +178,11 @@ const FLOW_CONTROLS = [
 function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => void }) {
   const { t, lang, me } = useApp();
   // Every connection and mapping of the store, whatever their number: a flow may use any of them.
-  const connections = useLoad<Connection[]>(`${HUB}/connections`, getAll);
-  const mappings = useLoad<Mapping[]>(`${HUB}/mappings`, getAll);
-  const structures = useLoad<{ items: Structure[] }>(`${HUB}/structures`);
+  const connections = useLoad(() => getAll((page) => get('/admin/data-hub/connections', { query: page })));
+  const mappings = useLoad(() =>
+    getAll((page) => answer<Schema<'MappingPageDoc'>>(client.GET('/admin/data-hub/mappings', { params: { query: page } }))),
+  );
+  const structures = useLoad(() => get('/admin/data-hub/structures'));
   const [mappingId, setMappingId] = useState(flow?.mappingId ?? '');
   const [scheduled, setScheduled] = useState(!!flow?.schedule);
   const [saved, setSaved] = useState(false);
@@ -194,15 +199,15 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const text = (name: string) => String(form.get(name) ?? '').trim();
-    const body: Record<string, unknown> = {
+    const body = {
       name: text('name'),
       connectionId: text('connectionId'),
       mappingId: text('mappingId'),
-      format: text('format'),
-      encoding: text('encoding'),
+      format: text('format') as Flow['format'],
+      encoding: text('encoding') as Flow['encoding'],
       fileTemplate: text('fileTemplate'),
-      mode: text('mode'),
-      ...(exporting ? { formulaSafety: text('formulaSafety') } : {}),
+      mode: text('mode') as Flow['mode'],
+      ...(exporting ? { formulaSafety: text('formulaSafety') as FormulaSafety } : {}),
       schedule: scheduled ? { cron: text('schedule.cron'), timezone: text('schedule.timezone') } : null,
       ...(scheduled && !exporting ? { missingAfterMinutes: Number(text('missingAfterMinutes')) } : {}),
       ...(scheduled
@@ -220,10 +225,12 @@ function FlowForm({ flow, onSaved }: { flow?: Flow; onSaved?: (flow: Flow) => vo
     setSaved(false);
     void action.run(async () => {
       if (flow) {
-        onSaved?.(await hubPut<Flow>(`/flows/${flow.id}`, body));
+        onSaved?.(await answer(client.PUT('/admin/data-hub/flows/{id}', { params: { path: { id: flow.id } }, body })));
         setSaved(true);
       } else {
-        const created = await hubPost<Flow>('/flows', { ...body, direction: mapping?.direction ?? 'import' });
+        const created = await answer(
+          client.POST('/admin/data-hub/flows', { body: { ...body, direction: mapping?.direction ?? 'import' } }),
+        );
         navigate(`/data-hub/flows/${created.id}`);
       }
     });

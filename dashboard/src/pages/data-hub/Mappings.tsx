@@ -1,18 +1,19 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
 import { Field, useFieldErrors } from '../../components/fields.js';
-import { get } from '../../lib/api.js';
+import { answer, client, get } from '../../lib/api.js';
+import type { Schema } from '../../lib/types.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { getAll, useLoad, usePaged } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { TransformSteps } from './TransformSteps.js';
-import type { Connection, Mapping, MappingField, Structure, Transform, TransformStep } from './types.js';
-import { ErrorView, HUB, HubLink, hubPost, hubPut, useAction } from './ui.js';
+import type { Mapping, MappingField, MappingVersion, Structure, TransformStep } from './types.js';
+import { ErrorView, HubLink, useAction } from './ui.js';
 
 export function MappingsList() {
   const { t, lang, can, canWrite, fmt } = useApp();
-  const list = usePaged<Mapping>(`${HUB}/mappings`);
-  const structures = useLoad<{ items: Structure[] }>(`${HUB}/structures`);
+  const list = usePaged((page) => answer<Schema<'MappingPageDoc'>>(client.GET('/admin/data-hub/mappings', { params: { query: page } })));
+  const structures = useLoad(() => get('/admin/data-hub/structures'));
   const structureLabel = (name: string) => {
     const structure = structures.data?.items.find((item) => item.name === name);
     return structure ? pick(lang, structure, 'label') : name;
@@ -72,16 +73,22 @@ const columnControl = (field: string) => `column.${field}`;
 
 export function MappingEditor({ id }: { id: string }) {
   const { t, lang, can, canWrite, fmt } = useApp();
-  const structures = useLoad<{ items: Structure[] }>(`${HUB}/structures`);
-  const transforms = useLoad<{ items: Transform[] }>(`${HUB}/transforms`);
-  const loaded = useLoad<Mapping>(id === 'new' ? null : `${HUB}/mappings/${id}`);
-  const versions = useLoad<{ items: MappingVersion[] }>(id === 'new' ? null : `${HUB}/mappings/${id}/versions`);
+  const structures = useLoad(() => get('/admin/data-hub/structures'));
+  const transforms = useLoad(() => get('/admin/data-hub/transforms'));
+  const path = { params: { path: { id } } };
+  const loaded = useLoad(id === 'new' ? null : () => answer<Mapping>(client.GET('/admin/data-hub/mappings/{id}', path)), [id]);
+  const versions = useLoad(
+    id === 'new' ? null : () => answer<Schema<'MappingVersionListDoc'>>(client.GET('/admin/data-hub/mappings/{id}/versions', path)),
+    [id],
+  );
   // Every connection of the store, whatever their number, to read a source's fields from.
-  const connections = useLoad<Connection[]>(can('data.flows.manage') ? `${HUB}/connections` : null, getAll);
+  const connections = useLoad(
+    can('data.flows.manage') ? () => getAll((page) => get('/admin/data-hub/connections', { query: page })) : null,
+  );
   const write = canWrite && can('data.flows.manage');
   const mapping = loaded.data;
   const [name, setName] = useState('');
-  const [structureName, setStructureName] = useState('stock');
+  const [structureName, setStructureName] = useState<Mapping['structure']>('stock');
   const [direction, setDirection] = useState<'import' | 'export'>('import');
   const [rows, setRows] = useState<Row[]>([]);
   const [sourceConnection, setSourceConnection] = useState('');
@@ -141,29 +148,31 @@ export function MappingEditor({ id }: { id: string }) {
     setSaved(false);
     void action.run(async () => {
       if (mapping) {
-        const answer = await hubPut<Mapping>(`/mappings/${mapping.id}`, { name, fields });
-        loaded.set(answer);
+        loaded.set(
+          await answer<Mapping>(
+            client.PUT('/admin/data-hub/mappings/{id}', { params: { path: { id: mapping.id } }, body: { name, fields } }),
+          ),
+        );
         versions.reload();
         setSaved(true);
       } else {
-        const answer = await hubPost<Mapping>('/mappings', { name, structure: structureName, direction, fields });
-        navigate(`/data-hub/mappings/${answer.id}`);
+        const created = await answer<Mapping>(
+          client.POST('/admin/data-hub/mappings', { body: { name, structure: structureName, direction, fields } }),
+        );
+        navigate(`/data-hub/mappings/${created.id}`);
       }
     });
   };
 
   const readFields = () =>
     discover.run(async () => {
-      const answer = await get<{ fields: { name: string }[] }>(
-        `${HUB}/connections/${sourceConnection}/fields?template=${encodeURIComponent(template)}`,
-      );
-      setSourceFields(answer.fields.map((field) => field.name));
+      const source = await get('/admin/data-hub/connections/{id}/fields', { path: { id: sourceConnection }, query: { template } });
+      setSourceFields(source.fields.map((field) => field.name));
     });
 
   const restore = (version: number) =>
     action.run(async () => {
-      const answer = await hubPost<Mapping>(`/mappings/${id}/restore`, { version });
-      loaded.set(answer);
+      loaded.set(await answer<Mapping>(client.POST('/admin/data-hub/mappings/{id}/restore', { ...path, body: { version } })));
       versions.reload();
     });
 
@@ -187,7 +196,11 @@ export function MappingEditor({ id }: { id: string }) {
           </Field>
           <label>
             <span>{t('hub.field.structure')}</span>
-            <select value={structureName} disabled={!!mapping} onChange={(event) => setStructureName(event.currentTarget.value)}>
+            <select
+              value={structureName}
+              disabled={!!mapping}
+              onChange={(event) => setStructureName(event.currentTarget.value as Mapping['structure'])}
+            >
               {(structures.data?.items ?? []).map((item) => (
                 <option value={item.name} key={item.name}>
                   {pick(lang, item, 'label')} ({item.name})
@@ -322,14 +335,6 @@ export function MappingEditor({ id }: { id: string }) {
       {versions.data ? <Versions versions={versions.data.items} current={mapping?.version} onRestore={write ? restore : null} /> : null}
     </section>
   );
-}
-
-interface MappingVersion {
-  version: number;
-  name: string;
-  fields: MappingField[];
-  restoredFrom: number | null;
-  createdAt: string;
 }
 
 function Versions({

@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
+import { answer, client, get } from '../../lib/api.js';
+import type { Schema } from '../../lib/types.js';
 import { useApp } from '../../lib/app-context.js';
 import { useLoad, usePaged, useReloadWhile, type Paging } from '../../lib/load.js';
 import { navigate } from '../../lib/router.js';
 import { RUN_COUNTS, type Flow, type RecordRow, type RejectedRow, type Run } from './types.js';
-import { Counts, ErrorView, HUB, HubLink, hubPost, StatusBadge, useAction, useBilingual } from './ui.js';
+import { Counts, ErrorView, HubLink, StatusBadge, useAction, useBilingual } from './ui.js';
 
 /** How often a run still queued or running is asked about again. */
 const POLL_MS = 2000;
@@ -18,16 +20,21 @@ const isPending = (run: Run) => run.status === 'queued' || run.status === 'runni
  */
 export function FlowRuns({ flow }: { flow: Flow }) {
   const { t, tn, can, canWrite, fmt } = useApp();
-  const runs = usePaged<Run>(`${HUB}/flows/${flow.id}/runs`, 20);
+  const runs = usePaged(
+    (page) =>
+      answer<Schema<'RunPageDoc'>>(client.GET('/admin/data-hub/flows/{id}/runs', { params: { path: { id: flow.id }, query: page } })),
+    [flow.id],
+    20,
+  );
   const [preview, setPreview] = useState<Run | null>(null);
   const [started, setStarted] = useState<Run | null>(null);
   const action = useAction();
   const write = canWrite && can('data.flows.manage');
   const following = runs.data?.items.some(isPending) ?? false;
   useReloadWhile(runs, following, POLL_MS);
-  const start = (body: Record<string, unknown>) =>
+  const start = (body: Schema<'StartRunDto'>) =>
     action.run(async () => {
-      const run = await hubPost<Run>(`/flows/${flow.id}/runs`, body);
+      const run = await answer<Run>(client.POST('/admin/data-hub/flows/{id}/runs', { params: { path: { id: flow.id } }, body }));
       setPreview(run.preview ? run : null);
       setStarted(run.preview ? null : run);
       runs.reload();
@@ -292,23 +299,51 @@ function RecordTable({
 /** A run: its counts, its refusal with the override form, its error, and its lists page by page. */
 export function RunPage({ id }: { id: string }) {
   const { t, can, canWrite } = useApp();
-  const loaded = useLoad<Run>(`${HUB}/runs/${id}`);
+  const byId = { params: { path: { id } } };
+  const loaded = useLoad(() => answer<Run>(client.GET('/admin/data-hub/runs/{id}', byId)), [id]);
   const action = useAction();
   const run = loaded.data;
   // The run's flow: its direction says which counts the run has.
-  const flow = useLoad<Flow>(run ? `${HUB}/flows/${run.flowId}` : null);
+  const flow = useLoad(run ? () => get('/admin/data-hub/flows/{id}', { path: { id: run.flowId } }) : null, [run?.flowId]);
   const pending = run ? isPending(run) : false;
   useReloadWhile(loaded, pending, POLL_MS);
   const listed = run && !pending;
-  const rejected = usePaged<RejectedRow>(listed ? `${HUB}/runs/${id}/rejected` : null);
-  const created = usePaged<RecordRow>(listed ? `${HUB}/runs/${id}/created` : null);
-  const deactivated = usePaged<RecordRow>(listed ? `${HUB}/runs/${id}/deactivated` : null);
+  const rejected = usePaged(
+    listed
+      ? (page) =>
+          answer<Schema<'RejectedRowPageDoc'>>(
+            client.GET('/admin/data-hub/runs/{id}/rejected', { params: { ...byId.params, query: page } }),
+          )
+      : null,
+    [id],
+  );
+  const created = usePaged(
+    listed
+      ? (page) =>
+          answer<Schema<'RecordRowPageDoc'>>(client.GET('/admin/data-hub/runs/{id}/created', { params: { ...byId.params, query: page } }))
+      : null,
+    [id],
+  );
+  const deactivated = usePaged(
+    listed
+      ? (page) =>
+          answer<Schema<'RecordRowPageDoc'>>(
+            client.GET('/admin/data-hub/runs/{id}/deactivated', { params: { ...byId.params, query: page } }),
+          )
+      : null,
+    [id],
+  );
   if (!run || !flow.data) return <ErrorView error={loaded.error ?? flow.error} />;
   const override =
     canWrite && can('data.flows.manage') && run.refusal?.code === 'shrink_guard'
       ? (maxDeactivatePercent: number, reason: string) =>
           action.run(async () => {
-            const next = await hubPost<Run>(`/flows/${run.flowId}/runs`, { overrideShrinkGuard: { maxDeactivatePercent, reason } });
+            const next = await answer<Run>(
+              client.POST('/admin/data-hub/flows/{id}/runs', {
+                params: { path: { id: run.flowId } },
+                body: { overrideShrinkGuard: { maxDeactivatePercent, reason } },
+              }),
+            );
             navigate(`/data-hub/runs/${next.id}`);
           })
       : undefined;

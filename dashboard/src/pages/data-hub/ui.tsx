@@ -2,10 +2,9 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useState } from 'preact/hooks';
 import { ProblemView } from '../../components/Problem.js';
 import type { MessageKey } from '../../i18n/messages.js';
-import { api } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { navigate } from '../../lib/router.js';
-import { RUN_COUNTS, type Bilingual, type Flow, type Run } from './types.js';
+import { RUN_COUNTS, type Flow, type Run } from './types.js';
 
 /** A link inside the app: a real href (new tab works), client-side navigation on a plain click. */
 export function HubLink({
@@ -38,7 +37,7 @@ export function HubLink({
 }
 
 /** A bilingual message of the API in the current language. */
-export function useBilingual(): (value: Bilingual | null | undefined) => string {
+export function useBilingual(): (value: { message_en?: string; message_ar?: string } | null | undefined) => string {
   const { lang } = useApp();
   return (value) => (value ? pick(lang, value, 'message') : '');
 }
@@ -90,8 +89,3 @@ export function Counts({ run, direction }: { run: Run; direction: Flow['directio
     </dl>
   );
 }
-
-export const hubPost = <T,>(path: string, body: unknown = {}) => api<T>('POST', `/admin/data-hub${path}`, body);
-export const hubPut = <T,>(path: string, body: unknown) => api<T>('PUT', `/admin/data-hub${path}`, body);
-export const hubDelete = (path: string) => api<void>('DELETE', `/admin/data-hub${path}`);
-export const HUB = '/admin/data-hub';

@@ -3,14 +3,22 @@ import { Field, FieldGroup, nearestControl, useFieldErrors } from '../../compone
 import { ProblemView } from '../../components/Problem.js';
 import { RangePicker, rangeParams } from '../../components/RangePicker.js';
 import type { MessageKey } from '../../i18n/messages.js';
-import { ApiError, api, post } from '../../lib/api.js';
+import { ApiError, answer, client, get } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { useLoad } from '../../lib/load.js';
-import type { BuilderFilter, BuilderQuery, CatalogueItem, InsightsExport, ReportResponse, SavedReport } from '../../lib/types.js';
+import type {
+  BuilderFilter,
+  BuilderQuery,
+  CatalogueItem,
+  ExportSource,
+  InsightsExport,
+  ReportResponse,
+  SavedReport,
+} from '../../lib/types.js';
 import { ResultView } from './ReportView.js';
 import { ExportProgress, ValueSearch, fold, useCatalogue } from './shared.js';
 
-const OPERATORS = ['in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'between', 'is_set', 'is_not_set'];
+const OPERATORS: readonly BuilderFilter['op'][] = ['in', 'not_in', 'contains', 'gt', 'gte', 'lt', 'lte', 'between', 'is_set', 'is_not_set'];
 const MAX_DIMENSIONS = 3;
 /** The builder's controls, by the API field each sends (`filters` covers `filters[0].values`). */
 const BUILDER_CONTROLS = ['measures', 'dimensions', 'filters', 'sort', 'limit'];
@@ -23,7 +31,7 @@ export function bodyRange(query: URLSearchParams): Pick<BuilderQuery, 'last' | '
   if (last) range.last = last === 'all' ? 'all' : Number(last);
   if (params.get('from')) range.from = params.get('from')!;
   if (params.get('to')) range.to = params.get('to')!;
-  if (params.get('compare')) range.compare = params.get('compare')!;
+  if (params.get('compare')) range.compare = params.get('compare') as BuilderQuery['compare'];
   return range;
 }
 
@@ -40,7 +48,7 @@ export function builderPath(savedReportId: string, query: BuilderQuery): string 
 
 interface FilterDraft {
   dimension: string;
-  op: string;
+  op: BuilderFilter['op'];
   value: string;
 }
 
@@ -52,7 +60,7 @@ export function Builder({ query }: { query: URLSearchParams }) {
   const { t, lang } = useApp();
   const cat = useCatalogue();
   const savedId = query.get('saved');
-  const opened = useLoad<SavedReport>(savedId ? `/admin/insights/saved-reports/${encodeURIComponent(savedId)}` : null);
+  const opened = useLoad(savedId ? () => get('/admin/insights/saved-reports/{id}', { path: { id: savedId } }) : null, [savedId]);
   if (opened.error)
     return (
       <section aria-labelledby="page-title" data-page="builder">
@@ -143,13 +151,13 @@ function BuilderForm({
   opened: SavedReport | null;
 }) {
   const { t, tn, lang, fmt, can, canWrite, entitled } = useApp();
-  const initial = opened && 'builder' in opened.definition ? opened.definition.builder : null;
+  const initial = opened?.definition.builder ?? null;
   const [measures, setMeasures] = useState<string[]>(initial?.measures ?? ['net_sales']);
   const [dimensions, setDimensions] = useState<string[]>(
     initial ? [...(initial.dimensions ?? []), '', '', ''].slice(0, MAX_DIMENSIONS) : ['day', '', ''],
   );
   const [filters, setFilters] = useState<FilterDraft[]>(
-    (initial?.filters ?? []).map((filter) => ({ dimension: filter.dimension, op: filter.op, value: filter.values.join(', ') })),
+    (initial?.filters ?? []).map((filter) => ({ dimension: filter.dimension, op: filter.op, value: (filter.values ?? []).join(', ') })),
   );
   const [sort, setSort] = useState(initial?.sort ?? '');
   const [limit, setLimit] = useState(initial?.limit === undefined ? '' : String(initial.limit));
@@ -197,7 +205,7 @@ function BuilderForm({
     setExported(null);
     setExportError(null);
     try {
-      setResult(await post<ReportResponse>('/admin/insights/builder/run', builderQuery()));
+      setResult(await answer(client.POST('/admin/insights/builder/run', { body: builderQuery() })));
     } catch (caught) {
       setResult(null);
       setError(caught);
@@ -211,7 +219,8 @@ function BuilderForm({
   });
   const saveErrors = useFieldErrors(saveError, nearestControl(['name']), { name: copyNeedsName && t('ins.builder.copyNeedsName') });
   const overLimit = problem?.code === 'over_row_limit' ? problem : null;
-  const exportBody = overLimit?.suggestion?.export as Record<string, unknown> | undefined;
+  // The refusal suggests the export of the same query, as `POST /exports` takes it.
+  const exportBody = (overLimit?.suggestion as { export?: { source: ExportSource; format: InsightsExport['format'] } } | undefined)?.export;
   const mayExport = canWrite && entitled('feature:export_csv');
   const maySave = canWrite && can('insights.reports.manage') && entitled('feature:saved_reports');
   const title = t('ins.builder.title');
@@ -265,7 +274,7 @@ function BuilderForm({
                 </label>
                 <label>
                   <span>{t('ins.filters.op')}</span>
-                  <select value={filter.op} onChange={(event) => update({ op: event.currentTarget.value })}>
+                  <select value={filter.op} onChange={(event) => update({ op: event.currentTarget.value as BuilderFilter['op'] })}>
                     {(dimension?.operators ?? OPERATORS).map((op) => (
                       <option value={op} key={op}>
                         {t(`ins.op.${op}` as MessageKey)}
@@ -344,7 +353,7 @@ function BuilderForm({
               data-write
               onClick={() => {
                 setExportError(null);
-                post<InsightsExport>('/admin/insights/exports', exportBody).then(setExported, setExportError);
+                answer(client.POST('/admin/insights/exports', { body: exportBody })).then(setExported, setExportError);
               }}
             >
               {t('ins.builder.export')}
@@ -377,9 +386,10 @@ function BuilderForm({
             setCopyNeedsName(unnamedCopy);
             if (unnamedCopy) return;
             const request = { name, definition: { builder: builderQuery() } };
-            (update
-              ? api<SavedReport>('PATCH', `/admin/insights/saved-reports/${target.id}`, request)
-              : post<SavedReport>('/admin/insights/saved-reports', request)
+            answer(
+              update
+                ? client.PATCH('/admin/insights/saved-reports/{id}', { params: { path: { id: target.id } }, body: request })
+                : client.POST('/admin/insights/saved-reports', { body: request }),
             ).then((report) => {
               setTarget(report);
               setSaved({ report, updated: update });

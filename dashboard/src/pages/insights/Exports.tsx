@@ -1,13 +1,14 @@
 import { DataTable } from '../../components/DataTable.js';
 import type { MessageKey } from '../../i18n/messages.js';
 import { pick, useApp } from '../../lib/app-context.js';
+import { get } from '../../lib/api.js';
 import { usePaged, useReloadWhile } from '../../lib/load.js';
 import type { InsightsExport } from '../../lib/types.js';
 
 /** The store's exports, newest first and page by page, with their progress (polled while any runs) and download links. */
 export function Exports() {
   const { t, tn, lang, fmt } = useApp();
-  const list = usePaged<InsightsExport>('/admin/insights/exports');
+  const list = usePaged((page) => get('/admin/insights/exports', { query: page }));
   useReloadWhile(list, Boolean(list.data?.items.some((item) => item.status === 'queued' || item.status === 'running')));
   return (
     <section aria-labelledby="page-title" data-page="exports">

@@ -4,7 +4,7 @@ import { filtersOf, rangeParams } from '../../components/RangePicker.js';
 import { ApiError } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { navigate } from '../../lib/router.js';
-import type { DimensionValue } from '../../lib/types.js';
+import type { DimensionValue, ReportParams } from '../../lib/types.js';
 import { fold, rememberValues, rememberedValue, searchValues, useCatalogue, valueNamed, ValueSearch } from './shared.js';
 
 function withFilters(filters: string[]): string {
@@ -254,13 +254,16 @@ function useValueNames(active: { dimension: string; value: string }[]): Record<s
 }
 
 /** A built-in report's parameters as an export or a saved report's body takes them (`filter[]` as `filters`). */
-export function reportBodyParams(query: URLSearchParams, overTime = true): Record<string, unknown> {
+export function reportBodyParams(query: URLSearchParams, overTime = true): ReportParams {
   const params = rangeParams(query, overTime);
-  const out: Record<string, unknown> = {};
+  const out: ReportParams = {};
   const last = params.get('last');
   if (last) out.last = last === 'all' ? 'all' : Number(last);
-  for (const key of ['from', 'to', 'compare', 'grain']) if (params.get(key)) out[key] = params.get(key);
-  if (query.get('sort')) out.sort = query.get('sort');
+  if (params.get('from')) out.from = params.get('from')!;
+  if (params.get('to')) out.to = params.get('to')!;
+  if (params.get('compare')) out.compare = params.get('compare') as ReportParams['compare'];
+  if (params.get('grain')) out.grain = params.get('grain') as ReportParams['grain'];
+  if (query.get('sort')) out.sort = query.get('sort')!;
   const filters = params.getAll('filter[]');
   if (filters.length) out.filters = filters;
   return out;

@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 import { DataTable } from '../../components/DataTable.js';
 import { ProblemView } from '../../components/Problem.js';
-import { api } from '../../lib/api.js';
+import { answer, client, get } from '../../lib/api.js';
 import { useApp } from '../../lib/app-context.js';
 import { useLoad, usePaged } from '../../lib/load.js';
 import { reportTitle } from '../../lib/reports.js';
 import { navigate } from '../../lib/router.js';
-import type { ReportResponse, SavedReport } from '../../lib/types.js';
+import type { SavedReport } from '../../lib/types.js';
 import { builderPath } from './Builder.js';
 import { ResultView } from './ReportView.js';
 import { StartExport } from './shared.js';
@@ -14,16 +14,16 @@ import { StartExport } from './shared.js';
 /** What a saved report stands for, in words. */
 function useDescribe(): (saved: SavedReport) => string {
   const { t } = useApp();
-  return (saved) =>
-    'report' in saved.definition
-      ? t(reportTitle(saved.definition.report))
-      : t('ins.saved.builderOf', { measures: saved.definition.builder.measures.join(', ') });
+  return ({ definition }) =>
+    definition.report
+      ? t(reportTitle(definition.report))
+      : t('ins.saved.builderOf', { measures: definition.builder?.measures.join(', ') ?? '' });
 }
 
 /** A builder report opens in the builder, filled in, for a member who may use it. */
 function OpenInBuilder({ saved }: { saved: SavedReport }) {
   const { t, can, entitled } = useApp();
-  if (!('builder' in saved.definition) || !can('insights.builder.use') || !entitled('feature:builder')) return null;
+  if (!saved.definition.builder || !can('insights.builder.use') || !entitled('feature:builder')) return null;
   const path = builderPath(saved.id, saved.definition.builder);
   return (
     <button type="button" onClick={() => navigate(path)}>
@@ -35,7 +35,7 @@ function OpenInBuilder({ saved }: { saved: SavedReport }) {
 /** The store's saved reports, page by page: open (run), open in the builder, rename, delete. */
 export function SavedReports() {
   const { t, lang, fmt, can, canWrite } = useApp();
-  const list = usePaged<SavedReport>('/admin/insights/saved-reports');
+  const list = usePaged((page) => get('/admin/insights/saved-reports', { query: page }));
   const [renaming, setRenaming] = useState<string | null>(null);
   const [newName, setNewName] = useState('');
   const [actionError, setActionError] = useState<unknown>(null);
@@ -68,7 +68,11 @@ export function SavedReports() {
                   class="ins-inline"
                   onSubmit={(event) => {
                     event.preventDefault();
-                    act(api('PATCH', `/admin/insights/saved-reports/${saved.id}`, { name: newName }));
+                    act(
+                      answer(
+                        client.PATCH('/admin/insights/saved-reports/{id}', { params: { path: { id: saved.id } }, body: { name: newName } }),
+                      ),
+                    );
                   }}
                 >
                   <label>
@@ -113,7 +117,7 @@ export function SavedReports() {
                       data-write
                       onClick={() => {
                         if (window.confirm(t('ins.saved.confirmDelete', { name: saved.name })))
-                          act(api('DELETE', `/admin/insights/saved-reports/${saved.id}`));
+                          act(answer(client.DELETE('/admin/insights/saved-reports/{id}', { params: { path: { id: saved.id } } })));
                       }}
                     >
                       {t('ins.delete')}
@@ -132,8 +136,8 @@ export function SavedReports() {
 /** A saved report, run: `GET /saved-reports/{id}/run`, with an export of it. */
 export function SavedReportRun({ id }: { id: string }) {
   const { t, lang } = useApp();
-  const saved = useLoad<SavedReport>(`/admin/insights/saved-reports/${id}`);
-  const run = useLoad<ReportResponse>(`/admin/insights/saved-reports/${id}/run`);
+  const saved = useLoad(() => get('/admin/insights/saved-reports/{id}', { path: { id } }), [id]);
+  const run = useLoad(() => get('/admin/insights/saved-reports/{id}/run', { path: { id } }), [id]);
   const title = saved.data?.name ?? t('ins.nav.saved');
   return (
     <section aria-labelledby="page-title" aria-busy={run.loading} data-page="saved-report">

@@ -3,15 +3,13 @@ import { DataTable } from '../../components/DataTable.js';
 import { Field, FieldGroup, nearestControl, useFieldErrors } from '../../components/fields.js';
 import { ProblemView } from '../../components/Problem.js';
 import type { MessageKey } from '../../i18n/messages.js';
-import { api, post } from '../../lib/api.js';
+import { answer, client, get } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { getAll, useLoad, usePaged, useReloadWhile } from '../../lib/load.js';
-import type { Delivery, SavedReport, Schedule } from '../../lib/types.js';
-import type { Connection, ConnectionKind } from '../data-hub/types.js';
+import type { Cadence, Delivery, SavedReport, Schedule, Schema } from '../../lib/types.js';
+import type { Connection } from '../data-hub/types.js';
 
 const WEEKDAYS = ['saturday', 'sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday'];
-/** The data hub connections a report can be written to as a file (not `database_read`). */
-const FILE_CONNECTION_KINDS: readonly ConnectionKind[] = ['platform_drop', 'sftp', 'object_storage'];
 
 interface Draft {
   savedReportId: string;
@@ -51,27 +49,27 @@ function draftOf(schedule: Schedule | null, firstReport: string): Draft {
 const isUnderWay = (delivery: Delivery) => delivery.status === 'queued' || delivery.status === 'running';
 
 /** The body of `POST /schedules` a draft stands for. */
-function requestOf(draft: Draft): Record<string, unknown> {
+function requestOf(draft: Draft): Schema<'CreateScheduleDto'> {
   return {
     savedReportId: draft.savedReportId,
     name: draft.name,
     cadence: {
       frequency: draft.frequency,
       time: draft.time,
-      ...(draft.frequency === 'weekly' ? { weekday: draft.weekday } : {}),
+      ...(draft.frequency === 'weekly' ? { weekday: draft.weekday as Cadence['weekday'] } : {}),
       ...(draft.frequency === 'monthly' ? { dayOfMonth: Number(draft.dayOfMonth) } : {}),
     },
     format: draft.format,
     destination:
       draft.destination === 'email'
         ? {
-            kind: 'email',
+            kind: 'email' as const,
             recipients: draft.recipients
               .split(/[,\s]+/)
               .map((value) => value.trim())
               .filter(Boolean),
           }
-        : { kind: 'connection', connectionId: draft.connectionId, pathTemplate: draft.pathTemplate },
+        : { kind: 'connection' as const, connectionId: draft.connectionId, pathTemplate: draft.pathTemplate },
     skipEmpty: draft.skipEmpty,
     paused: draft.paused,
   };
@@ -83,14 +81,26 @@ function requestOf(draft: Draft): Record<string, unknown> {
  */
 export function Schedules() {
   const { t, lang, fmt, can, canWrite, entitled } = useApp();
-  const list = usePaged<Schedule>('/admin/insights/schedules');
+  const list = usePaged((page) => get('/admin/insights/schedules', { query: page }));
   // A last delivery under way (Deliver now) is read again until it ends.
   useReloadWhile(list, Boolean(list.data?.items.some(({ lastDelivery }) => lastDelivery && isUnderWay(lastDelivery))));
-  const reports = useLoad<SavedReport[]>('/admin/insights/saved-reports', getAll);
+  const reports = useLoad(() => getAll((page) => get('/admin/insights/saved-reports', { query: page })));
   // Writing a report into a data hub connection is the pro plan's, and the data hub's to grant.
   const toConnections = entitled('feature:schedule_to_connection') && can('data.flows.manage');
-  const connections = useLoad<Connection[]>(toConnections ? '/admin/data-hub/connections' : null, getAll);
-  const fileConnections = connections.data?.filter((connection) => FILE_CONNECTION_KINDS.includes(connection.kind)) ?? [];
+  const connections = useLoad(
+    toConnections
+      ? async () => {
+          const [all, kinds] = await Promise.all([
+            getAll((page) => get('/admin/data-hub/connections', { query: page })),
+            get('/admin/data-hub/connectors'),
+          ]);
+          // A report is written to a connection as a file: not to a kind that is read by a query.
+          const files = new Set(kinds.items.filter((kind) => kind.files).map((kind) => kind.kind));
+          return all.filter((connection) => files.has(connection.kind));
+        }
+      : null,
+  );
+  const fileConnections = connections.data ?? [];
   const [editing, setEditing] = useState<Schedule | 'new' | null>(null);
   // The schedule whose deliveries are shown, and how many times Deliver now was pressed (to read them again).
   const [open, setOpen] = useState<{ id: string; delivered: number } | null>(null);
@@ -188,9 +198,9 @@ export function Schedules() {
                         data-write
                         onClick={() =>
                           act(
-                            post<Delivery>(`/admin/insights/schedules/${schedule.id}/deliveries`).then(() =>
-                              setOpen({ id: schedule.id, delivered: (open?.id === schedule.id ? open.delivered : 0) + 1 }),
-                            ),
+                            answer(
+                              client.POST('/admin/insights/schedules/{id}/deliveries', { params: { path: { id: schedule.id } } }),
+                            ).then(() => setOpen({ id: schedule.id, delivered: (open?.id === schedule.id ? open.delivered : 0) + 1 })),
                           )
                         }
                       >
@@ -203,7 +213,16 @@ export function Schedules() {
                     <button
                       type="button"
                       data-write
-                      onClick={() => act(api('PATCH', `/admin/insights/schedules/${schedule.id}`, { paused: !schedule.paused }))}
+                      onClick={() =>
+                        act(
+                          answer(
+                            client.PATCH('/admin/insights/schedules/{id}', {
+                              params: { path: { id: schedule.id } },
+                              body: { paused: !schedule.paused },
+                            }),
+                          ),
+                        )
+                      }
                     >
                       {schedule.paused ? t('ins.sched.resume') : t('ins.sched.pause')}
                     </button>
@@ -212,7 +231,7 @@ export function Schedules() {
                       data-write
                       onClick={() => {
                         if (window.confirm(t('ins.saved.confirmDelete', { name: schedule.name })))
-                          act(api('DELETE', `/admin/insights/schedules/${schedule.id}`));
+                          act(answer(client.DELETE('/admin/insights/schedules/{id}', { params: { path: { id: schedule.id } } })));
                       }}
                     >
                       {t('ins.delete')}
@@ -232,7 +251,7 @@ export function Schedules() {
 /** A schedule's deliveries, newest first and page by page, read again while one is queued or running. */
 function Deliveries({ id }: { id: string }) {
   const { t, lang, fmt } = useApp();
-  const list = usePaged<Delivery>(`/admin/insights/schedules/${id}/deliveries`, 10);
+  const list = usePaged((page) => get('/admin/insights/schedules/{id}/deliveries', { path: { id }, query: page }), [id], 10);
   useReloadWhile(list, Boolean(list.data?.items.some(isUnderWay)));
   const figure = (value: number | null) => (value === null ? '—' : fmt.number(value));
   return (
@@ -305,12 +324,14 @@ function ScheduleForm({
     const body = requestOf({ ...draft, connectionId });
     // A change sends only what changed: what the member may not change (a connection, without data.flows.manage) stays.
     const before = schedule ? requestOf(draftOf(schedule, '')) : null;
-    const changes = before
-      ? Object.fromEntries(Object.entries(body).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(before[field])))
+    const changes: Schema<'UpdateScheduleDto'> = before
+      ? Object.fromEntries(
+          Object.entries(body).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(before[field as keyof typeof before])),
+        )
       : body;
     try {
-      if (schedule) await api('PATCH', `/admin/insights/schedules/${schedule.id}`, changes);
-      else await api('POST', '/admin/insights/schedules', body);
+      if (schedule) await answer(client.PATCH('/admin/insights/schedules/{id}', { params: { path: { id: schedule.id } }, body: changes }));
+      else await answer(client.POST('/admin/insights/schedules', { body }));
       onDone();
     } catch (caught) {
       setError(caught);

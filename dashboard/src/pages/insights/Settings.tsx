@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Field, useFieldErrors } from '../../components/fields.js';
 import { ProblemView } from '../../components/Problem.js';
 import type { Lang, MessageKey } from '../../i18n/messages.js';
-import { api } from '../../lib/api.js';
+import { answer, client, get } from '../../lib/api.js';
 import { useApp, type AppContext } from '../../lib/app-context.js';
 import type { InsightsSettings } from '../../lib/types.js';
 import { useLoad } from '../../lib/load.js';
@@ -49,7 +49,7 @@ function currencies(current: string, lang: Lang): [code: string, name: string][]
 /** Insights settings: read by any Insights reader, saved with insights.settings.manage (not by a support session). */
 export function Settings() {
   const { t, lang, can, canWrite } = useApp();
-  const { data, error } = useLoad<InsightsSettings>('/admin/insights/settings');
+  const { data, error } = useLoad(() => get('/admin/insights/settings'));
   const [draft, setDraft] = useState<InsightsSettings | null>(null);
   const [saveError, setSaveError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
@@ -78,13 +78,17 @@ export function Settings() {
           onSubmit={(event) => {
             event.preventDefault();
             setSaveError(null);
-            api<InsightsSettings>('PATCH', '/admin/insights/settings', {
-              timezone: draft.timezone,
-              weekStartsOn: draft.weekStartsOn,
-              language: draft.language,
-              excludeTestOrders: draft.excludeTestOrders,
-              lateAfterHours: draft.lateAfterHours,
-            }).then((next) => {
+            answer(
+              client.PATCH('/admin/insights/settings', {
+                body: {
+                  timezone: draft.timezone,
+                  weekStartsOn: draft.weekStartsOn,
+                  language: draft.language,
+                  excludeTestOrders: draft.excludeTestOrders,
+                  lateAfterHours: draft.lateAfterHours,
+                },
+              }),
+            ).then((next) => {
               setDraft(next);
               setSaved(true);
             }, setSaveError);

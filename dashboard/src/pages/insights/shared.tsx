@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ProblemView } from '../../components/Problem.js';
 import type { MessageKey } from '../../i18n/messages.js';
-import { get, post } from '../../lib/api.js';
+import { answer, client, get } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { useLoad, useReloadWhile } from '../../lib/load.js';
-import type { CatalogueItem, DimensionValue, InsightsExport, Page } from '../../lib/types.js';
+import type { CatalogueItem, DimensionValue, ExportSource, InsightsExport } from '../../lib/types.js';
 
 let catalogue: Promise<{ measures: CatalogueItem[]; dimensions: CatalogueItem[] }> | null = null;
 
@@ -12,10 +12,10 @@ let catalogue: Promise<{ measures: CatalogueItem[]; dimensions: CatalogueItem[] 
 export function useCatalogue(): { measures: CatalogueItem[]; dimensions: CatalogueItem[] } | null {
   const [value, setValue] = useState<{ measures: CatalogueItem[]; dimensions: CatalogueItem[] } | null>(null);
   useEffect(() => {
-    catalogue ??= Promise.all([
-      get<Page<CatalogueItem>>('/admin/insights/measures'),
-      get<Page<CatalogueItem>>('/admin/insights/dimensions'),
-    ]).then(([measures, dimensions]) => ({ measures: measures.items, dimensions: dimensions.items }));
+    catalogue ??= Promise.all([get('/admin/insights/measures'), get('/admin/insights/dimensions')]).then(([measures, dimensions]) => ({
+      measures: measures.items,
+      dimensions: dimensions.items,
+    }));
     catalogue.then(setValue, () => {
       catalogue = null;
     });
@@ -77,18 +77,17 @@ export const rememberedValue = (dimension: string, value: string): DimensionValu
 
 /** `GET /dimensions/{d}/values?q=`: the first `limit` values whose names contain `text`, in either language. */
 export async function searchValues(dimension: string, text: string, limit = 20): Promise<DimensionValue[]> {
-  const page = await get<Page<DimensionValue>>(
-    `/admin/insights/dimensions/${encodeURIComponent(dimension)}/values?limit=${limit}${text ? `&q=${encodeURIComponent(text)}` : ''}`,
-  );
+  const page = await get('/admin/insights/dimensions/{dimension}/values', {
+    path: { dimension },
+    query: { limit, q: text || undefined },
+  });
   rememberValues(dimension, page.items);
   return page.items;
 }
 
 /** A value as the address holds it (its id), with its names; null when the dimension has no such value. */
 export async function valueNamed(dimension: string, value: string): Promise<DimensionValue | null> {
-  const page = await get<Page<DimensionValue>>(
-    `/admin/insights/dimensions/${encodeURIComponent(dimension)}/values?value=${encodeURIComponent(value)}`,
-  );
+  const page = await get('/admin/insights/dimensions/{dimension}/values', { path: { dimension }, query: { value } });
   rememberValues(dimension, page.items);
   return page.items[0] ?? null;
 }
@@ -155,7 +154,7 @@ export function ValueSearch({
 /** One export's live progress (`GET /exports/{id}` every second until it ends) and, once written, its download link. */
 export function ExportProgress({ initial }: { initial: InsightsExport }) {
   const { t, tn, lang, fmt } = useApp();
-  const polled = useLoad<InsightsExport>(`/admin/insights/exports/${initial.id}`);
+  const polled = useLoad(() => get('/admin/insights/exports/{id}', { path: { id: initial.id } }), [initial.id]);
   const item = polled.data ?? initial;
   useReloadWhile(polled, item.status === 'queued' || item.status === 'running', 1000);
   const percent = item.progress?.percent ?? (item.status === 'succeeded' ? 100 : 0);
@@ -186,7 +185,7 @@ export function ExportProgress({ initial }: { initial: InsightsExport }) {
 }
 
 /** Format and a button that POSTs `/exports` for `source`, then shows its progress. Not offered to a read-only session. */
-export function StartExport({ source }: { source: Record<string, unknown> }) {
+export function StartExport({ source }: { source: ExportSource }) {
   const { t, lang, canWrite, entitled } = useApp();
   const [format, setFormat] = useState<'csv' | 'xlsx'>('csv');
   const [started, setStarted] = useState<InsightsExport | null>(null);
@@ -206,7 +205,7 @@ export function StartExport({ source }: { source: Record<string, unknown> }) {
         data-write
         onClick={() => {
           setError(null);
-          post<InsightsExport>('/admin/insights/exports', { source, format }).then(setStarted, setError);
+          answer(client.POST('/admin/insights/exports', { body: { source, format } })).then(setStarted, setError);
         }}
       >
         {t('ins.export.start')}
