@@ -1,8 +1,8 @@
 import ExcelJS from 'exceljs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { FileFieldsError, HEADER_MAX_BYTES, readFileFields } from '../../src/data-hub/connectors/file-fields.js';
-import { CELL_MAX_CHARS } from '../../src/data-hub/runs/file-rows.js';
+import { FileFieldsError, HEADER_MAX_BYTES, readFileFields } from '../../src/infra/tabular/file-fields.js';
+import { CELL_MAX_CHARS } from '../../src/infra/tabular/file-refusal.js';
 import type { SourceFormat } from '../../src/infra/tabular/formats.js';
 import { inlineRow, workbookParts, zipArchive } from './zip-files.js';
 

@@ -3,19 +3,12 @@ import iconv from 'iconv-lite';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readFileFields } from '../../src/data-hub/connectors/file-fields.js';
-import {
-  CELL_MAX_CHARS,
-  cellOf,
-  FileRowsError,
-  JSON_DEPTH_MAX,
-  readRows,
-  RECORD_MAX_BYTES,
-  type ReadRowsOptions,
-  type RowProblem,
-  type SourceRow,
-} from '../../src/data-hub/runs/file-rows.js';
-import { HELD_PART_MAX_BYTES, XML_RUN_MAX_BYTES } from '../../src/data-hub/runs/xlsx-archive-guard.js';
+import { readFileFields } from '../../src/infra/tabular/file-fields.js';
+import { CELL_MAX_CHARS, FileRowsError, RECORD_MAX_BYTES } from '../../src/infra/tabular/file-refusal.js';
+import { JSON_DEPTH_MAX } from '../../src/infra/tabular/jsonl-reader.js';
+import { readRows, type ReadRowsOptions } from '../../src/infra/tabular/read-rows.js';
+import { cellOf, type RowProblem, type SourceRow } from '../../src/infra/tabular/table-rows.js';
+import { HELD_PART_MAX_BYTES, XML_RUN_MAX_BYTES } from '../../src/infra/tabular/xlsx-archive-guard.js';
 import { ARABIC } from '../support/problem.js';
 import { inlineRow, workbookParts, zipArchive } from './zip-files.js';
 

@@ -4,10 +4,10 @@ import { Readable } from 'node:stream';
 import type { Entitlement } from '../../common/permissions.js';
 import type { ConnectionKind, PinnedHostKey } from '../entities/connection.entity.js';
 import { ConnectionFailure } from './connection-failure.js';
-import { FileFieldsError, readFileFields } from './file-fields.js';
+import { FileFieldsError, readFileFields } from '../../infra/tabular/file-fields.js';
 import { templatePattern } from './file-template.js';
 import type { SourceFormat } from '../../infra/tabular/formats.js';
-import type { FileRows } from '../runs/file-rows.js';
+import type { FileRows } from '../../infra/tabular/table-rows.js';
 
 /** A query's rows as a run reads them, a batch at a time from a cursor, until it is closed. */
 export interface QueryRows extends FileRows {

@@ -1,12 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import iconv from 'iconv-lite';
 
-import { once } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
-import ExcelJS from 'exceljs';
-import { csvField } from '../../common/csv.js';
 import { formulaSafeText, type FormulaSafety } from '../../common/formula-safety.js';
 import { ConnectionFailure } from '../connectors/connection-failure.js';
 import type { FileLocation } from '../connectors/connector.js';
@@ -22,7 +18,11 @@ import type { RowError } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
 import { RunRowsWriter } from './run-records.js';
 import { RunsDatabase } from './runs-database.js';
+import { csvWriter } from '../../infra/tabular/csv-writer.js';
 import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js';
+import { jsonlWriter } from '../../infra/tabular/jsonl-writer.js';
+import type { TableWriter } from '../../infra/tabular/table-writer.js';
+import { xlsxWriter } from '../../infra/tabular/xlsx-writer.js';
 
 /** An export's request: a run's, and what its CSV or XLSX cells do with text that would be a formula. */
 export type ExportRequest = RunRequest & { formulaSafety: FormulaSafety };
@@ -173,96 +173,16 @@ class ExportRowMapper {
   }
 }
 
-/** A file being written a batch of rows at a time, its bytes streamed out of `content` as they are made. */
-interface ExportFile {
-  readonly content: Readable;
-  /** Appends rows; resolves when the file can take more (so memory holds a batch, not the file). */
-  write(rows: ExportRow[]): Promise<void>;
-  end(): Promise<void>;
-}
-
-/** Text handed on at once, in characters: a batch's rows as one string would be a large one that outlives the batch. */
-const CHUNK_CHARS = 16 * 1024;
-
 /**
- * CSV (RFC 4180: a header row of the columns, CRLF, a field with a comma, a quote or a line break quoted)
- * or JSON lines, in UTF-8 without a byte order mark or in Windows-1256. Unlike a report's CSV, there is
- * no byte order mark: another system may read the file, and must get the store's values. Rows come
- * with their text as the flow's formula safety has it.
+ * The file of an export: CSV (no byte order mark: another system may read the file, and must get the
+ * store's values) or JSON lines, in UTF-8 or Windows-1256; or XLSX, a bold, frozen header row of the
+ * columns, each value in a cell of its type, nothing rescaled (amounts stay in minor units, as the
+ * mapping gives them). Rows come with their text as the flow's formula safety has it.
  */
-class TextExportFile implements ExportFile {
-  readonly content = new PassThrough();
-
-  constructor(
-    private readonly format: 'csv' | 'jsonl',
-    private readonly columns: readonly string[],
-    private readonly encoding: FileEncoding,
-  ) {
-    if (format === 'csv') this.content.write(this.bytes(`${columns.map(csvField).join(',')}\r\n`));
-  }
-
-  async write(rows: ExportRow[]): Promise<void> {
-    let text = '';
-    let wrote = true;
-    for (const row of rows) {
-      text += this.format === 'csv' ? `${row.map(csvCell).join(',')}\r\n` : `${JSON.stringify(this.object(row))}\n`;
-      if (text.length >= CHUNK_CHARS) {
-        wrote = this.content.write(this.bytes(text));
-        text = '';
-      }
-    }
-    if (text) wrote = this.content.write(this.bytes(text));
-    if (!wrote) await once(this.content, 'drain');
-  }
-
-  async end(): Promise<void> {
-    this.content.end();
-  }
-
-  /** A JSON line's object; without a prototype, so that a column named `__proto__` is a column like any other. */
-  private object(row: ExportRow): Record<string, CellValue> {
-    const object: Record<string, CellValue> = Object.create(null);
-    this.columns.forEach((column, index) => (object[column] = row[index]));
-    return object;
-  }
-
-  private bytes(text: string): Buffer {
-    return this.encoding === WINDOWS_1256 ? iconv.encode(text, WINDOWS_1256) : Buffer.from(text);
-  }
-}
-
-function csvCell(value: CellValue): string {
-  if (value === null) return '';
-  return typeof value === 'string' ? csvField(value) : String(value);
-}
-
-/**
- * XLSX through exceljs's streaming writer: a bold, frozen header row of the columns, each value in a cell
- * of its type, nothing rescaled (amounts stay in minor units, as the mapping gives them). Each row is
- * committed as it is added, so memory holds a batch, not the sheet.
- */
-function xlsxExportFile(columns: readonly string[]): ExportFile {
-  const content = new PassThrough();
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: content, useStyles: true, useSharedStrings: false });
-  const sheet = workbook.addWorksheet('Export', { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.columns = columns.map((header) => ({ header, width: 20 }));
-  sheet.getRow(1).font = { bold: true };
-  sheet.getRow(1).commit();
-  return {
-    content,
-    async write(rows) {
-      for (const row of rows) sheet.addRow(row).commit();
-      if (content.writableLength > content.writableHighWaterMark) await once(content, 'drain');
-    },
-    async end() {
-      sheet.commit();
-      await workbook.commit();
-    },
-  };
-}
-
-function openExportFile(format: SourceFormat, columns: readonly string[], encoding: FileEncoding): ExportFile {
-  return format === 'xlsx' ? xlsxExportFile(columns) : new TextExportFile(format, columns, encoding);
+function openExportFile(format: SourceFormat, columns: readonly string[], encoding: FileEncoding): TableWriter {
+  if (format === 'csv') return csvWriter({ header: columns, encoding });
+  if (format === 'jsonl') return jsonlWriter({ columns, encoding });
+  return xlsxWriter({ columns: columns.map((header) => ({ header, width: 20 })), sheetName: 'Export' });
 }
 
 /**
@@ -278,7 +198,7 @@ class Delivery {
   constructor(
     location: FileLocation,
     name: string,
-    private readonly file: ExportFile,
+    private readonly file: TableWriter,
   ) {
     const { stream, bytes, sha256 } = measuredStream();
     // An error of the file's content fails the location's write, which reads `stream`, and the other way round.
@@ -366,7 +286,7 @@ export class ExportRunner {
       }
       await lists.flush();
       if (counts.read !== counts.created + counts.changed + counts.unchanged + counts.rejected) {
-        throw new Error(`run ${request.attempt.runId}: counts do not add up: ${JSON.stringify(counts)}`);
+        throw new Error(`run ${request.attempt.jobId}: counts do not add up: ${JSON.stringify(counts)}`);
       }
       const file = (await delivery?.end()) ?? null;
       return { status: 'succeeded', counts: { ...counts, sent: counts.unchanged }, file, refusal: null, error: null };
@@ -396,7 +316,7 @@ export class ExportRunner {
       `select r.started_at, coalesce(f.schedule_timezone, s.timezone, 'UTC') as timezone
        from data_hub_runs r join data_hub_flows f on f.id = r.flow_id join stores s on s.id = r.store_id
        where r.id = $1`,
-      [request.attempt.runId],
+      [request.attempt.jobId],
     );
     return renderTemplate(request.fileTemplate, rows[0].started_at, rows[0].timezone);
   }

@@ -17,7 +17,9 @@ import { templatePattern } from '../connectors/file-template.js';
 import { measuredStream } from '../connectors/measured-stream.js';
 import type { RunCounts } from '../entities/run.entity.js';
 import type { FieldValue } from '../structures/structures.js';
-import { FileRowsError, isRowProblem, readRows, type FileRows } from './file-rows.js';
+import { FileRowsError } from '../../infra/tabular/file-refusal.js';
+import { readRows } from '../../infra/tabular/read-rows.js';
+import { isRowProblem, type FileRows } from '../../infra/tabular/table-rows.js';
 import { RowMapper } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
 import { RunRecords, RunRowsWriter } from './run-records.js';
@@ -222,7 +224,7 @@ export class ImportRunner {
       counts.unchanged = plan.unchanged;
       counts.deactivated = replace ? plan.wouldDeactivate : 0;
       if (counts.read !== counts.created + counts.changed + counts.unchanged + counts.rejected) {
-        throw new Error(`run ${request.attempt.runId}: counts do not add up: ${JSON.stringify(counts)}`);
+        throw new Error(`run ${request.attempt.jobId}: counts do not add up: ${JSON.stringify(counts)}`);
       }
       if (counts.read === 0) throw new RunStopped({ status: 'failed', refusal: null, error: failure('no_rows', words.noRows) });
       if (replace) this.guard(request, plan.wouldDeactivate, plan.activeRecords);

@@ -1,7 +1,10 @@
 import type { Readable } from 'node:stream';
 import type { Bilingual } from '../../common/bilingual.js';
-import { FileRowsError, JSON_DEPTH_MAX, JsonLineFault, jsonLineValues, readRows, textLines, utf8Chunks } from '../runs/file-rows.js';
-import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js';
+import { FileRowsError } from './file-refusal.js';
+import type { FileEncoding, SourceFormat } from './formats.js';
+import { JSON_DEPTH_MAX, JsonLineFault, jsonLineValues, textLines } from './jsonl-reader.js';
+import { readRows } from './read-rows.js';
+import { utf8Chunks } from './text-chunks.js';
 
 /** The most a header may take before the file is refused: a header line, not a 2 GiB file without line breaks. */
 export const HEADER_MAX_BYTES = 1024 * 1024;
