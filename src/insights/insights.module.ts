@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { MERCHANT_LANGUAGE } from '../common/merchant-language.js';
 import { BuilderController } from './builder/builder.controller.js';
 import { BuilderService } from './builder/builder.service.js';
 import { InsightsCatalogueController } from './catalogue/insights-catalogue.controller.js';
@@ -27,8 +28,9 @@ import { NotificationsModule } from '../notifications/notifications.module.js';
 /**
  * Insights (contract section 8): the built-in reports, the builder, measures, dimensions and status, over
  * per-store rollups; saved reports, exports, delivery schedules (to email, or to the data hub's
- * connections) and settings.
+ * connections) and settings. Global only for the merchants' language its settings own (MERCHANT_LANGUAGE).
  */
+@Global()
 @Module({
   imports: [RollupsModule, StoresModule, DashboardModule, NotificationsModule, ConnectionsModule],
   controllers: [
@@ -53,6 +55,8 @@ import { NotificationsModule } from '../notifications/notifications.module.js';
     ExportsService,
     SchedulesService,
     DeliveriesService,
+    { provide: MERCHANT_LANGUAGE, useExisting: InsightsSettingsService },
   ],
+  exports: [MERCHANT_LANGUAGE],
 })
 export class InsightsModule {}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DemoStoreService } from '../../src/demo/demo-store.service.js';
+import type { TrackedJob } from '../../src/infra/jobs/tracked-job.js';
 import { ExportsService } from '../../src/insights/exports/exports.service.js';
 import { StoreService } from '../../src/stores/store.service.js';
 import { ROOT } from '../support/build.js';
@@ -491,11 +492,11 @@ describe('the dashboard’s Insights pages in a browser', () => {
 
   it('the exports page lists the exports, reading them again while one is being written', async () => {
     // The export's job held back until the page has shown it queued.
-    const exportsService = t.app.get(ExportsService) as unknown as { run: (id: string) => Promise<void> };
+    const exportJob = (t.app.get(ExportsService) as unknown as { job: TrackedJob }).job;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const run = exportsService.run.bind(exportsService);
-    const holding = vi.spyOn(exportsService, 'run').mockImplementationOnce(async (id) => held.then(() => run(id)));
+    const run = exportJob.run.bind(exportJob);
+    const holding = vi.spyOn(exportJob, 'run').mockImplementationOnce(async (id) => held.then(() => run(id)));
     try {
       const builder = { measures: ['units_sold'], dimensions: ['day'], last: 30 };
       const started = await call('POST', '/admin/insights/exports', { source: { builder }, format: 'csv' }, 202);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RunRecords, StaleAttempt } from '../../src/data-hub/runs/run-records.js';
+import { RunRecords } from '../../src/data-hub/runs/run-records.js';
+import { StaleAttempt } from '../../src/infra/jobs/tracked-job.js';
 import { RunsService } from '../../src/data-hub/runs/runs.service.js';
 import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
 import type { TestStore } from '../support/fixtures.js';
@@ -52,8 +53,8 @@ describe('data hub runs: only the current attempt writes', () => {
     const rejected = async () => ok(await call('GET', `${HUB}/runs/${runId}/rejected`)).items;
 
     // The first attempt's worker is taken for dead and the job given to a second: both are claimed.
-    const first = (await RunRecords.claim(t.db, runId))!;
-    const second = (await RunRecords.claim(t.db, runId))!;
+    const first = (await RunRecords.claim(t.db, runId))!.attempt;
+    const second = (await RunRecords.claim(t.db, runId))!.attempt;
     expect([first.number, second.number]).toEqual([1, 2]);
 
     // The first was alive after all: it reads the file, applies it in its transaction, and finds at its
@@ -73,7 +74,8 @@ describe('data hub runs: only the current attempt writes', () => {
     // Whatever the first would write now is refused, and changes nothing.
     for (const write of [
       () => RunRecords.record(t.db, first, { status: 'failed', error: { code: 'run_failed' } }),
-      () => RunRecords.requeue(t.db, first, false),
+      () => RunRecords.retryLater(t.db, first, { code: 'run_failed', message_en: 'x', message_ar: 'x' }),
+      () => RunRecords.waitForFile(t.db, first),
       () => RunRecords.formulaSafety(t.db, first, 'raw'),
     ]) {
       await expect(write()).rejects.toBeInstanceOf(StaleAttempt);

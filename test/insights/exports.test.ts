@@ -271,7 +271,7 @@ describe('Insights exports', () => {
          values ($1, $2, $3, '{sales}', 'csv', 'en') returning id`,
         [store.storeId, requestedBy, JSON.stringify(definition)],
       );
-      await t.app.get(JobQueue).send('insights.export', { exportId: id });
+      await t.app.get(JobQueue).send('insights.export', { id });
       return id;
     };
     const gone = await queue(member.id, { builder: { measures: ['gone_measure'], last: 7 } });

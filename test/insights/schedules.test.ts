@@ -419,7 +419,7 @@ describe('Insights deliveries across two instances, through a real SMTP server',
     const jobs = await eventually(
       async () =>
         (
-          await a.db.query(`select state from ${JOB_SCHEMA}.job where name = $1 and data->>'deliveryId' = $2`, [DELIVERY_JOB, delivered.id])
+          await a.db.query(`select state from ${JOB_SCHEMA}.job where name = $1 and data->>'id' = $2`, [DELIVERY_JOB, delivered.id])
         ).rows.map((row: { state: string }) => row.state),
       (states) => states.length > 0 && states.every((state) => state === 'completed'),
       10_000,

@@ -2,7 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { requireEntitlement } from '../../auth/access/plan-refusal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { validatedAs } from '../../common/errors/validation.js';
@@ -52,6 +52,7 @@ export interface ConnectionDocument {
 interface StoredConnection {
   id: string;
   store_id: string;
+  name: string;
   kind: ConnectionKind;
   config: Record<string, unknown>;
   credentials_sealed: string | null;
@@ -253,7 +254,7 @@ export class ConnectionsService {
   async storedIn(storeId: string, id: string, em?: EntityManager): Promise<StoredConnection> {
     if (!UUID_PATTERN.test(id)) throw new ApiError('NOT_FOUND');
     const { rows } = await sql<StoredConnection>`
-      select id, store_id, kind, config, credentials_sealed, status, revision, host_key
+      select id, store_id, name, kind, config, credentials_sealed, status, revision, host_key
       from data_hub_connections where id = ${id} and store_id = ${storeId} ${em ? sql`for update` : sql``}`.execute(this.db(em));
     if (!rows[0]) throw new ApiError('NOT_FOUND');
     return rows[0];

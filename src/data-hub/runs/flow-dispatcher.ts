@@ -1,11 +1,10 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import { JobQueue } from '../../infra/jobs/job-queue.js';
 import { Recurring } from '../../infra/jobs/recurring.decorator.js';
 import { nextDueAt } from '../flows/flow-schedule.js';
 import { queryableOf, RunRecords } from './run-records.js';
-import { RUN_JOB, RunsService } from './runs.service.js';
+import { RunsService } from './runs.service.js';
 
 /** Due flows taken per pass (the dispatcher runs every minute, and again at once if it took this many). */
 const DISPATCH_BATCH = 200;
@@ -22,7 +21,6 @@ const DISPATCH_BATCH = 200;
 export class FlowDispatcher {
   constructor(
     private readonly em: EntityManager,
-    private readonly jobs: JobQueue,
     private readonly runs: RunsService,
   ) {}
 
@@ -61,7 +59,7 @@ export class FlowDispatcher {
           await sql`update data_hub_flows set next_run_at = ${next} where id = ${flow.id}`.execute(db);
           if (!filed) continue; // filed already, or a run of the flow is still going
           if (missed) late.push(filed);
-          else await this.jobs.send(RUN_JOB, { runId: filed }, { singletonKey: filed }, em);
+          else await this.runs.queue(filed, em);
         }
         return { taken: rows.length, missed: late };
       });

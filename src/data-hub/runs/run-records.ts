@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { IMPORT_OUTCOME } from '../../infra/database/record-import.js';
+import { requireCurrent, type JobAttempt, type JobFailure } from '../../infra/jobs/tracked-job.js';
 import type { RunList } from '../entities/run.entity.js';
 import type { Queryable } from './queryable.js';
 
@@ -9,19 +10,6 @@ import type { Queryable } from './queryable.js';
  * the current one (its worker was taken for dead and the job given to another) writes nothing: not its
  * outcome, not its lists, and not the changes it would apply, whose transaction it rolls back.
  */
-
-/** An attempt at a run: the run and the number of the attempt (0 for a preview, which is never queued). */
-export interface RunAttempt {
-  runId: string;
-  number: number;
-}
-
-/** Thrown where a write of an attempt finds that a later one has started: its work is dropped. */
-export class StaleAttempt extends Error {
-  constructor(readonly attempt: RunAttempt) {
-    super(`run ${attempt.runId}: attempt ${attempt.number} is no longer the current one`);
-  }
-}
 
 export interface RunOutcomeRecord {
   status: string;
@@ -50,11 +38,6 @@ export function queryableOf(db: Kysely<unknown>): Queryable {
 }
 
 const CURRENT = `id = $1 and attempts = $2`;
-
-/** Fails with StaleAttempt when a fenced write touched no row: a later attempt has started. */
-function current(attempt: RunAttempt, rowCount: number | null): void {
-  if (!rowCount) throw new StaleAttempt(attempt);
-}
 
 export const RunRecords = {
   /** A run asked for by a member: queued for its job, or running at once (a preview). */
@@ -110,73 +93,83 @@ export const RunRecords = {
   },
 
   /** The queued (or interrupted) run's next attempt, counted; none when the run has its outcome already. */
-  async claim(db: Queryable, runId: string): Promise<RunAttempt | null> {
-    const { rows } = await db.query<{ attempts: number }>(
+  async claim(db: Queryable, runId: string): Promise<{ attempt: JobAttempt; lastFailure: JobFailure | null } | null> {
+    const { rows } = await db.query<{ attempts: number; error: JobFailure | null }>(
       `update data_hub_runs set status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now())
-       where id = $1 and status in ('queued', 'running') returning attempts`,
+       where id = $1 and status in ('queued', 'running') returning attempts, error`,
       [runId],
     );
-    return rows[0] ? { runId, number: rows[0].attempts } : null;
+    return rows[0] ? { attempt: { jobId: runId, number: rows[0].attempts }, lastFailure: rows[0].error } : null;
   },
 
   /** A preview's one attempt: it runs as it is asked for, never queued. */
-  async previewAttempt(db: Queryable, runId: string): Promise<RunAttempt> {
+  async previewAttempt(db: Queryable, runId: string): Promise<JobAttempt> {
     const { rows } = await db.query<{ attempts: number }>(`select attempts from data_hub_runs where id = $1`, [runId]);
-    return { runId, number: rows[0].attempts };
+    return { jobId: runId, number: rows[0].attempts };
   },
 
   /** An attempt starts its lists afresh: what an interrupted one wrote does not count. */
-  async clearLists(db: Queryable, attempt: RunAttempt): Promise<void> {
+  async clearLists(db: Queryable, attempt: JobAttempt): Promise<void> {
     await db.query(`delete from data_hub_run_rows where run_id = $1 and exists (select 1 from data_hub_runs where ${CURRENT})`, [
-      attempt.runId,
+      attempt.jobId,
       attempt.number,
     ]);
   },
 
   /** What an attempt created and deactivated (or would), from the import's outcome table: created in the file's order, deactivated by key. */
-  async keepImportOutcome(db: Queryable, attempt: RunAttempt): Promise<void> {
+  async keepImportOutcome(db: Queryable, attempt: JobAttempt): Promise<void> {
     await db.query(
       `insert into data_hub_run_rows (run_id, list, position, line, key, record_id)
        select $1, list, row_number() over (partition by list order by line, key), line, key, record_id from ${IMPORT_OUTCOME}
        where exists (select 1 from data_hub_runs where ${CURRENT})`,
-      [attempt.runId, attempt.number],
+      [attempt.jobId, attempt.number],
     );
   },
 
   /** An outcome: the attempt's if it is still the current one (StaleAttempt otherwise; in a transaction, roll it back). */
-  async record(db: Queryable, attempt: RunAttempt, outcome: RunOutcomeRecord): Promise<void> {
+  async record(db: Queryable, attempt: JobAttempt, outcome: RunOutcomeRecord): Promise<void> {
     const json = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
     const { rowCount } = await db.query(
       `update data_hub_runs set status = $3, counts = coalesce($4::jsonb, counts), file = coalesce($5::jsonb, file),
          refusal = $6::jsonb, error = $7::jsonb, finished_at = clock_timestamp()
        where ${CURRENT}`,
-      [attempt.runId, attempt.number, outcome.status, json(outcome.counts), json(outcome.file), json(outcome.refusal), json(outcome.error)],
+      [attempt.jobId, attempt.number, outcome.status, json(outcome.counts), json(outcome.file), json(outcome.refusal), json(outcome.error)],
     );
-    current(attempt, rowCount);
+    requireCurrent(attempt, rowCount);
   },
 
   /** The end of a run whose outcome was recorded inside its transaction: after the commit and what the commit ran. */
-  async finished(db: Queryable, attempt: RunAttempt): Promise<void> {
-    await db.query(`update data_hub_runs set finished_at = clock_timestamp() where ${CURRENT}`, [attempt.runId, attempt.number]);
+  async finished(db: Queryable, attempt: JobAttempt): Promise<void> {
+    await db.query(`update data_hub_runs set finished_at = clock_timestamp() where ${CURRENT}`, [attempt.jobId, attempt.number]);
   },
 
-  /** Back in the queue: after a failed attempt, to be tried again; or, its attempts reset, to look for a file again later. */
-  async requeue(db: Queryable, attempt: RunAttempt, resetAttempts: boolean): Promise<void> {
-    const { rowCount } = await db.query(
-      `update data_hub_runs set status = 'queued', attempts = case when $3 then 0 else attempts end where ${CURRENT}`,
-      [attempt.runId, attempt.number, resetAttempts],
-    );
-    current(attempt, rowCount);
+  /** Back in the queue after a failed attempt, to be tried again, the failure shown meanwhile. */
+  async retryLater(db: Queryable, attempt: JobAttempt, failure: JobFailure): Promise<void> {
+    const { rowCount } = await db.query(`update data_hub_runs set status = 'queued', error = $3::jsonb where ${CURRENT}`, [
+      attempt.jobId,
+      attempt.number,
+      JSON.stringify(failure),
+    ]);
+    requireCurrent(attempt, rowCount);
+  },
+
+  /** Back in the queue, its attempts counted afresh, to look again later for a file not there yet. */
+  async waitForFile(db: Queryable, attempt: JobAttempt): Promise<void> {
+    const { rowCount } = await db.query(`update data_hub_runs set status = 'queued', attempts = 0 where ${CURRENT}`, [
+      attempt.jobId,
+      attempt.number,
+    ]);
+    requireCurrent(attempt, rowCount);
   },
 
   /** The formula safety an export attempt writes its cells with. */
-  async formulaSafety(db: Queryable, attempt: RunAttempt, formulaSafety: string): Promise<void> {
+  async formulaSafety(db: Queryable, attempt: JobAttempt, formulaSafety: string): Promise<void> {
     const { rowCount } = await db.query(`update data_hub_runs set formula_safety = $3 where ${CURRENT}`, [
-      attempt.runId,
+      attempt.jobId,
       attempt.number,
       formulaSafety,
     ]);
-    current(attempt, rowCount);
+    requireCurrent(attempt, rowCount);
   },
 
   /**
@@ -186,11 +179,11 @@ export const RunRecords = {
   async alertOnce<T extends object>(db: Queryable, runId: string): Promise<T | undefined> {
     const { rows } = await db.query<T>(
       `update data_hub_runs r set alerted_at = now()
-       from data_hub_flows f left join insights_settings s on s.store_id = f.store_id
+       from data_hub_flows f
        where r.id = $1 and f.id = r.flow_id and r.trigger = 'schedule' and not r.preview and r.alerted_at is null
          and r.status in ('missing', 'refused', 'failed') and not f.muted and cardinality(f.alert_recipients) > 0
        returning r.store_id, r.status, r.due_at, f.name as flow_name, f.alert_recipients as recipients,
-         coalesce(r.refusal, r.error) as reason, s.language`,
+         coalesce(r.refusal, r.error) as reason`,
       [runId],
     );
     return rows[0];
@@ -206,7 +199,7 @@ export class RunRowsWriter {
 
   constructor(
     private readonly db: Queryable,
-    private readonly attempt: RunAttempt,
+    private readonly attempt: JobAttempt,
   ) {}
 
   async add(list: RunList, row: RunRowInput): Promise<void> {
@@ -224,7 +217,7 @@ export class RunRowsWriter {
        from jsonb_to_recordset($3::jsonb) as r(list text, position int, line int, key text, record_id uuid, "values" jsonb, errors jsonb)
        where exists (select 1 from data_hub_runs where ${CURRENT})`,
       [
-        this.attempt.runId,
+        this.attempt.jobId,
         this.attempt.number,
         JSON.stringify(
           rows.map((row) => ({
@@ -239,6 +232,6 @@ export class RunRowsWriter {
         ),
       ],
     );
-    current(this.attempt, rowCount);
+    requireCurrent(this.attempt, rowCount);
   }
 }

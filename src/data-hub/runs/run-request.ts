@@ -1,13 +1,13 @@
 import type { ConnectionTarget, Connector } from '../connectors/connector.js';
 import type { MappingField } from '../entities/mapping.entity.js';
 import type { Structure } from '../structures/structures.js';
-import type { RunAttempt } from './run-records.js';
+import type { JobAttempt } from '../../infra/jobs/tracked-job.js';
 import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js';
 
 /** What an import or an export run is given: the flow's settings as the run's mapping version saw them, and its connection. */
 export interface RunRequest {
   /** The run and the attempt at it this is: whatever it writes is this attempt's, and nothing once a later one started. */
-  attempt: RunAttempt;
+  attempt: JobAttempt;
   storeId: string;
   structure: Structure;
   fields: readonly MappingField[];

@@ -1,14 +1,15 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import type { FormulaSafety } from '../../common/formula-safety.js';
-import { AppConfig } from '../../infra/config/app-config.js';
+import { MERCHANT_LANGUAGE, type MerchantLanguage } from '../../common/merchant-language.js';
 import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
 import { JobQueue } from '../../infra/jobs/job-queue.js';
+import type { JobAttempt, JobFailure, TrackedJob } from '../../infra/jobs/tracked-job.js';
 import { NotificationsService } from '../../notifications/notifications.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { ConnectorRegistry } from '../connectors/connector-registry.js';
@@ -19,7 +20,7 @@ import { FlowsService } from '../flows/flows.service.js';
 import { structureNamed } from '../structures/structures.js';
 import { ExportRunner } from './export-runner.js';
 import { ImportRunner } from './import-runner.js';
-import { queryableOf, RunRecords, StaleAttempt, type RunAttempt, type RunOutcomeRecord } from './run-records.js';
+import { queryableOf, RunRecords, type RunOutcomeRecord } from './run-records.js';
 import type { RunRequest } from './run-request.js';
 
 export const RUN_JOB = 'data-hub.run';
@@ -27,6 +28,11 @@ export const RUN_JOB = 'data-hub.run';
 const WAIT_FOR_FILE_SECONDS = 300;
 const MAX_ATTEMPTS = 3;
 const PREVIEW_ROWS = 20;
+const RUN_FAILED: JobFailure = {
+  code: 'run_failed',
+  message_en: 'The run failed; nothing was changed.',
+  message_ar: 'فشل التشغيل؛ لم يتغير شيء.',
+};
 
 const DOC = sql`json_build_object(
   'id', r.id, 'flowId', r.flow_id, 'trigger', r.trigger, 'preview', r.preview, 'status', r.status, 'counts', r.counts,
@@ -71,33 +77,42 @@ interface ClaimedRun {
  * with 409 run_in_progress). Every run is recorded with its outcome, its counts and its lists.
  */
 @Injectable()
-export class RunsService implements OnModuleInit {
+export class RunsService {
   private readonly logger = new Logger(RunsService.name);
+  private readonly job: TrackedJob;
 
   constructor(
     private readonly em: EntityManager,
-    private readonly jobs: JobQueue,
-    private readonly config: AppConfig,
+    jobs: JobQueue,
     private readonly flows: FlowsService,
     private readonly connections: ConnectionsService,
     private readonly connectors: ConnectorRegistry,
     private readonly importer: ImportRunner,
     private readonly exporter: ExportRunner,
     private readonly notifications: NotificationsService,
-  ) {}
-
-  onModuleInit(): void {
-    this.jobs.define<{ runId: string }>(
-      RUN_JOB,
-      {
-        retryLimit: MAX_ATTEMPTS,
-        retryDelay: this.config.JOB_RETRY_DELAY_SECONDS,
-        retryBackoff: true,
-        heartbeatSeconds: 10,
-        expireInSeconds: 6 * 3600,
+    @Inject(MERCHANT_LANGUAGE) private readonly language: MerchantLanguage,
+  ) {
+    this.job = jobs.track({
+      name: RUN_JOB,
+      maxAttempts: MAX_ATTEMPTS,
+      expireInSeconds: 6 * 3600,
+      record: {
+        claim: (id) => RunRecords.claim(this.records(), id),
+        fail: async (attempt, failure) => {
+          await this.record(attempt, { status: 'failed', error: failure });
+          await this.alert(attempt.jobId);
+        },
+        retryLater: (attempt, failure) => RunRecords.retryLater(this.records(), attempt, failure),
       },
-      ({ runId }) => this.execute(runId),
-    );
+      perform: (attempt) => this.perform(attempt),
+      // A run's own refusals are its outcome, recorded by `perform`; what is left is a fault, tried again.
+      failureOf: () => ({ permanent: false, error: RUN_FAILED }),
+    });
+  }
+
+  /** Queues the run (within the transaction of `em`, when given). */
+  queue(runId: string, em?: EntityManager): Promise<string | null> {
+    return this.job.send(runId, { within: em });
   }
 
   async start(admin: AdminPrincipal, flowId: string, body: StartRunDto): Promise<{ run: RunDocument; queued: boolean }> {
@@ -133,13 +148,14 @@ export class RunsService implements OnModuleInit {
       });
     if (body.preview) {
       const runId = await insert(this.em, 'running');
-      await this.runAttempt(await RunRecords.previewAttempt(this.records(), runId));
+      // A preview is answered at once: its one attempt is not retried, its failure recorded as it happens.
+      await this.job.attempt(await RunRecords.previewAttempt(this.records(), runId), { retry: false });
       return { run: await this.withFirstRows(runId), queued: false };
     }
     try {
       const runId = await this.em.fork().transactional(async (em) => {
         const id = await insert(em, 'queued');
-        await this.jobs.send(RUN_JOB, { runId: id }, { singletonKey: id }, em);
+        await this.queue(id, em);
         return id;
       });
       return { run: await this.document(runId), queued: true };
@@ -149,18 +165,9 @@ export class RunsService implements OnModuleInit {
     }
   }
 
-  /** The queued run's job: claimed (an attempt counted), performed, its outcome recorded. */
-  async execute(runId: string): Promise<void> {
-    const attempt = await RunRecords.claim(this.records(), runId);
-    if (!attempt) return; // finished already: a retry of a run whose outcome is recorded
-    if (attempt.number > MAX_ATTEMPTS) {
-      await this.record(attempt, {
-        status: 'failed',
-        error: { code: 'gave_up', message_en: `The run failed ${MAX_ATTEMPTS} times.`, message_ar: `فشل التشغيل ${MAX_ATTEMPTS} مرات.` },
-      }).catch(droppedIfStale);
-      return;
-    }
-    await this.runAttempt(attempt);
+  /** An attempt of the queued run's job, as the job queue runs it. */
+  execute(runId: string): Promise<void> {
+    return this.job.run(runId);
   }
 
   async list(admin: AdminPrincipal, flowId: string, query: ListQueryDto): Promise<{ items: RunDocument[]; nextCursor: string | null }> {
@@ -192,21 +199,13 @@ export class RunsService implements OnModuleInit {
     return { items, nextCursor: rows.length > limit ? String(page[page.length - 1].position) : null };
   }
 
-  /**
-   * One attempt at a run, claimed: its work and its outcome. An attempt that a later one has replaced
-   * (its worker taken for dead) finds so at its next write and stops there, writing nothing more.
-   */
-  async runAttempt(attempt: RunAttempt): Promise<void> {
-    try {
-      await this.perform(attempt);
-    } catch (error) {
-      droppedIfStale(error);
-      this.logger.warn(`data hub run ${attempt.runId}: attempt ${attempt.number} was replaced by a later one; its work is dropped`);
-    }
+  /** One attempt at a run, claimed: its work and its outcome, settled as every job's attempt is. */
+  runAttempt(attempt: JobAttempt): Promise<void> {
+    return this.job.attempt(attempt, { retry: true });
   }
 
-  private async perform(attempt: RunAttempt): Promise<void> {
-    const { runId } = attempt;
+  private async perform(attempt: JobAttempt): Promise<void> {
+    const runId = attempt.jobId;
     const { rows } = await sql<ClaimedRun>`
       select id, store_id, flow_id, trigger, due_at, preview, requested_file, first_rows, mapping_version, override
       from data_hub_runs where id = ${runId}`.execute(this.db());
@@ -230,59 +229,45 @@ export class RunsService implements OnModuleInit {
       select m.structure, v.fields from data_hub_mappings m join data_hub_mapping_versions v on v.mapping_id = m.id and v.version = ${run.mapping_version}
       where m.id = ${flow.mapping_id}`.execute(this.db());
     const scheduled = run.trigger === 'schedule' && !run.requested_file;
-    try {
-      const connection = await this.connections.storedIn(run.store_id, flow.connection_id);
-      const request: RunRequest = {
-        attempt,
-        storeId: run.store_id,
-        structure: structureNamed(versions[0].structure)!,
-        fields: versions[0].fields,
-        format: flow.format,
-        encoding: flow.encoding,
-        fileTemplate: flow.file_template,
-        file: run.requested_file ?? undefined,
-        connector: this.connectors.of(connection.kind),
-        target: this.connections.target(connection),
-        preview: run.preview,
-        firstRows: run.first_rows ?? undefined,
-      };
-      if (flow.direction === 'export') {
-        // An export reads the store, not a file: no file to wait for, and its outcome is recorded here.
-        await RunRecords.formulaSafety(this.records(), attempt, flow.formula_safety);
-        await this.record(attempt, await this.exporter.run({ ...request, formulaSafety: flow.formula_safety }));
-        return await this.alert(runId);
-      }
-      const outcome = await this.importer.run({
-        ...request,
-        replace: flow.mode === 'replace',
-        shrinkGuard: { maxDeactivatePercent: flow.max_deactivate_percent, maxDeactivateCount: flow.max_deactivate_count },
-        overridePercent: run.override?.maxDeactivatePercent,
-        imported: scheduled ? await this.importedFiles(run.flow_id) : undefined,
-      });
-      const waitUntil = run.due_at ? new Date(run.due_at).getTime() + flow.missing_after_minutes * 60_000 : 0;
-      if (outcome.status === 'missing' && Date.now() < waitUntil) {
-        // No new file yet: look again a little later, until the flow's missing-file delay has passed.
-        const wait = Math.min(WAIT_FOR_FILE_SECONDS, Math.ceil((waitUntil - Date.now()) / 1000));
-        await RunRecords.requeue(this.records(), attempt, true);
-        await this.jobs.send(RUN_JOB, { runId }, { startAfter: Math.max(1, wait) });
-        return;
-      }
-      // A run that applied its changes recorded its outcome in the same transaction.
-      if (outcome.status !== 'succeeded' || run.preview) await this.record(attempt, outcome);
-      await this.alert(runId);
-    } catch (error) {
-      if (error instanceof StaleAttempt) throw error;
-      this.logger.warn(`data hub run ${runId}: ${(error as Error).message}`);
-      if (run.preview || attempt.number >= MAX_ATTEMPTS) {
-        await this.record(attempt, {
-          status: 'failed',
-          error: { code: 'run_failed', message_en: 'The run failed; nothing was changed.', message_ar: 'فشل التشغيل؛ لم يتغير شيء.' },
-        });
-        return this.alert(runId);
-      }
-      await RunRecords.requeue(this.records(), attempt, false);
-      throw error;
+    const connection = await this.connections.storedIn(run.store_id, flow.connection_id);
+    const request: RunRequest = {
+      attempt,
+      storeId: run.store_id,
+      structure: structureNamed(versions[0].structure)!,
+      fields: versions[0].fields,
+      format: flow.format,
+      encoding: flow.encoding,
+      fileTemplate: flow.file_template,
+      file: run.requested_file ?? undefined,
+      connector: this.connectors.of(connection.kind),
+      target: this.connections.target(connection),
+      preview: run.preview,
+      firstRows: run.first_rows ?? undefined,
+    };
+    if (flow.direction === 'export') {
+      // An export reads the store, not a file: no file to wait for, and its outcome is recorded here.
+      await RunRecords.formulaSafety(this.records(), attempt, flow.formula_safety);
+      await this.record(attempt, await this.exporter.run({ ...request, formulaSafety: flow.formula_safety }));
+      return this.alert(runId);
     }
+    const outcome = await this.importer.run({
+      ...request,
+      replace: flow.mode === 'replace',
+      shrinkGuard: { maxDeactivatePercent: flow.max_deactivate_percent, maxDeactivateCount: flow.max_deactivate_count },
+      overridePercent: run.override?.maxDeactivatePercent,
+      imported: scheduled ? await this.importedFiles(run.flow_id) : undefined,
+    });
+    const waitUntil = run.due_at ? new Date(run.due_at).getTime() + flow.missing_after_minutes * 60_000 : 0;
+    if (outcome.status === 'missing' && Date.now() < waitUntil) {
+      // No new file yet: look again a little later, until the flow's missing-file delay has passed.
+      const wait = Math.min(WAIT_FOR_FILE_SECONDS, Math.ceil((waitUntil - Date.now()) / 1000));
+      await RunRecords.waitForFile(this.records(), attempt);
+      await this.job.send(runId, { startAfter: Math.max(1, wait) });
+      return;
+    }
+    // A run that applied its changes recorded its outcome in the same transaction.
+    if (outcome.status !== 'succeeded' || run.preview) await this.record(attempt, outcome);
+    await this.alert(runId);
   }
 
   /** Files this flow imported before, by name and SHA-256 (the latest hundred runs that did). */
@@ -306,10 +291,9 @@ export class RunsService implements OnModuleInit {
       flow_name: string;
       recipients: string[];
       reason: { message_en: string; message_ar: string };
-      language: 'en' | 'ar' | null;
     }>(this.records(), runId);
     if (!run) return;
-    const locale = run.language ?? 'en';
+    const locale = await this.language.of(run.store_id);
     for (const to of run.recipients) {
       await this.notifications
         .send({
@@ -328,7 +312,7 @@ export class RunsService implements OnModuleInit {
     }
   }
 
-  private async record(attempt: RunAttempt, outcome: RunOutcomeRecord): Promise<void> {
+  private async record(attempt: JobAttempt, outcome: RunOutcomeRecord): Promise<void> {
     await RunRecords.record(this.records(), attempt, outcome);
   }
 
@@ -368,9 +352,4 @@ export class RunsService implements OnModuleInit {
   private records(em: EntityManager = this.em) {
     return queryableOf(this.db(em));
   }
-}
-
-/** Swallows the end of an attempt a later one replaced; rethrows anything else. */
-function droppedIfStale(error: unknown): void {
-  if (!(error instanceof StaleAttempt)) throw error;
 }

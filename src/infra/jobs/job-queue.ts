@@ -3,8 +3,10 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { Kysely } from 'kysely';
 import { fromKysely, PgBoss, type Queue, type SendOptions } from 'pg-boss';
+import { AppConfig } from '../config/app-config.js';
 import { DatabaseConnection } from '../database/database-connection.js';
 import { RECURRING_JOB, type RecurringJobMetadata } from './recurring.decorator.js';
+import { TrackedJob, type TrackedJobDefinition } from './tracked-job.js';
 
 /** pg-boss keeps its tables in a schema of its own, beside the service's. */
 export const JOB_SCHEMA = 'pgboss';
@@ -17,6 +19,8 @@ const STOP_TIMEOUT_MS = 10_000;
 const SUPERVISE_INTERVAL_SECONDS = 5;
 /** How often an idle worker looks for jobs due (a retry after its wait, a job sent while NOTIFY was down). */
 const POLL_SECONDS = 2;
+/** How often a tracked job's worker says it is alive: one silent for longer is taken for dead and its job offered again. */
+const TRACKED_HEARTBEAT_SECONDS = 10;
 
 export const JOB_QUEUE_OPTIONS = Symbol('JobQueueOptions');
 export interface JobQueueOptions {
@@ -49,6 +53,7 @@ export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     database: DatabaseConnection,
     @Inject(JOB_QUEUE_OPTIONS) private readonly options: JobQueueOptions,
+    private readonly config: AppConfig,
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
@@ -76,6 +81,33 @@ export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
    */
   define<T extends object>(name: string, queue: QueueOptions, handle: (data: T) => Promise<unknown>, concurrency = 1): void {
     this.workers.push({ name, queue: { notify: true, ...queue }, handle: handle as (data: object) => Promise<unknown>, concurrency });
+  }
+
+  /**
+   * A queue of jobs with the one lifecycle of `TrackedJob` (claimed, retried with a growing wait, given up
+   * after its last attempt), whose job data is its record's id.
+   */
+  track(definition: TrackedJobDefinition): TrackedJob {
+    const job = new TrackedJob(
+      definition,
+      (id, { startAfter, within }) =>
+        this.send(definition.name, { id }, startAfter ? { startAfter } : { singletonKey: id }, within as EntityManager | undefined),
+      new Logger(definition.name),
+    );
+    this.define<{ id: string }>(
+      definition.name,
+      {
+        // The attempts are counted on the job's record; the queue only has to offer one more than that.
+        retryLimit: definition.maxAttempts,
+        retryDelay: this.config.JOB_RETRY_DELAY_SECONDS,
+        retryBackoff: true,
+        heartbeatSeconds: TRACKED_HEARTBEAT_SECONDS,
+        expireInSeconds: definition.expireInSeconds,
+      },
+      ({ id }) => job.run(id),
+      definition.concurrency,
+    );
+    return job;
   }
 
   /**

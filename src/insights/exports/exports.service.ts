@@ -1,18 +1,18 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { Inject, Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
 import type { Readable } from 'node:stream';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { DashboardPrincipals } from '../../auth/dashboard/dashboard-principals.js';
 import type { Locale } from '../../common/locale.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import type { InsightsArea } from '../../common/permissions.js';
-import { AppConfig } from '../../infra/config/app-config.js';
 import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
 import { JobQueue } from '../../infra/jobs/job-queue.js';
 import { Recurring } from '../../infra/jobs/recurring.decorator.js';
+import type { JobAttempt, JobFailure, TrackedJob } from '../../infra/jobs/tracked-job.js';
 import { FILE_STORAGE, type FileStorage } from '../../infra/storage/file-storage.js';
 import { reportDefinition, type ReportDefinition } from '../dto/report-source.dto.js';
 import type { CreateExportDto, ExportDoc } from '../dto/exports.dto.js';
@@ -22,12 +22,12 @@ import { notEntitled } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { SavedReportsService } from '../saved-reports/saved-reports.service.js';
 import { CONTENT_TYPES, type FileFormat } from './report-file.js';
-import { attemptFailureOf, fileNameOf, gaveUp, writeReportFile, type Failure } from './report-writer.js';
+import { ExportRecords } from './export-records.js';
+import { attemptFailureOf, fileNameOf, writeReportFile } from './report-writer.js';
 
 export const EXPORT_JOB = 'insights.export';
 /** Runs of an export before it is failed: a crash or a database hiccup is tried again, twice. */
 const MAX_ATTEMPTS = 3;
-const FILE_DAYS = 7;
 
 interface ExportRow {
   id: string;
@@ -45,7 +45,7 @@ interface ExportRow {
   file_name: string | null;
   file_key: string | null;
   bytes: string | null;
-  error: Failure | null;
+  error: JobFailure | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -66,32 +66,29 @@ const COLUMNS = sql`e.id, e.store_id, e.requested_by, e.definition, e.saved_repo
  * outcome. Files are deleted 7 days after they were made.
  */
 @Injectable()
-export class ExportsService implements OnModuleInit {
-  private readonly logger = new Logger(ExportsService.name);
+export class ExportsService {
+  private readonly job: TrackedJob;
 
   constructor(
     private readonly em: EntityManager,
-    private readonly jobs: JobQueue,
+    jobs: JobQueue,
     private readonly definitions: ReportDefinitions,
     private readonly savedReports: SavedReportsService,
     private readonly principals: DashboardPrincipals,
-    private readonly config: AppConfig,
     @Inject(FILE_STORAGE) private readonly storage: FileStorage,
-  ) {}
-
-  onModuleInit(): void {
-    this.jobs.define<{ exportId: string }>(
-      EXPORT_JOB,
-      {
-        // The attempts are counted on the export; the queue only has to offer one more than that.
-        retryLimit: MAX_ATTEMPTS,
-        retryDelay: this.config.JOB_RETRY_DELAY_SECONDS,
-        retryBackoff: true,
-        heartbeatSeconds: 10,
-        expireInSeconds: 3 * 3600,
+  ) {
+    this.job = jobs.track({
+      name: EXPORT_JOB,
+      maxAttempts: MAX_ATTEMPTS,
+      expireInSeconds: 3 * 3600,
+      record: {
+        claim: (id) => ExportRecords.claim(this.db(), id),
+        fail: (attempt, failure) => ExportRecords.fail(this.db(), attempt, failure),
+        retryLater: (attempt, failure) => ExportRecords.retryLater(this.db(), attempt, failure),
       },
-      ({ exportId }) => this.run(exportId),
-    );
+      perform: (attempt) => this.write(attempt),
+      failureOf: attemptFailureOf,
+    });
   }
 
   async create(admin: AdminPrincipal, body: CreateExportDto): Promise<ExportDoc> {
@@ -104,13 +101,17 @@ export class ExportsService implements OnModuleInit {
     // A query the caller writes needs the builder's permission; a saved one runs as its report would.
     const areas = await this.definitions.check(definition, admin, savedReportId === null);
     const id = await this.em.fork().transactional(async (em) => {
-      const { rows } = await sql<{ id: string }>`
-        insert into insights_exports (store_id, requested_by, definition, saved_report_id, areas, format, language)
-        values (${admin.storeId}, ${admin.staff!.id}, ${JSON.stringify(definition)}::jsonb, ${savedReportId}, ${areas}::text[],
-                ${body.format}, ${admin.locale})
-        returning id`.execute(this.db(em));
-      await this.jobs.send(EXPORT_JOB, { exportId: rows[0].id }, { singletonKey: rows[0].id }, em);
-      return rows[0].id;
+      const exportId = await ExportRecords.create(this.db(em), {
+        storeId: admin.storeId,
+        requestedBy: admin.staff!.id,
+        definition,
+        savedReportId,
+        areas,
+        format: body.format,
+        language: admin.locale,
+      });
+      await this.job.send(exportId, { within: em });
+      return exportId;
     });
     return this.get(admin, id);
   }
@@ -145,60 +146,30 @@ export class ExportsService implements OnModuleInit {
   /** Deletes the files of exports 7 days old; their records stay, saying the file has expired. */
   @Recurring('insights.exports-expiry', '*/15 * * * *')
   async deleteExpiredFiles(): Promise<number> {
-    const { rows } = await sql<{ id: string; file_key: string }>`
-      select id, file_key from insights_exports
-      where file_deleted_at is null and expires_at <= now() order by expires_at limit 1000`.execute(this.db());
-    for (const row of rows) {
+    const expired = await ExportRecords.expiredFiles(this.db(), 1000);
+    for (const row of expired) {
       await this.storage.delete(row.file_key);
-      await sql`update insights_exports set file_deleted_at = now() where id = ${row.id}`.execute(this.db());
+      await ExportRecords.fileDeleted(this.db(), row.id);
     }
-    return rows.length;
+    return expired.length;
   }
 
-  /** One run of the export job: claims the export, writes its file and records the outcome, unless a later run took it over. */
-  private async run(exportId: string): Promise<void> {
-    const { rows } = await sql<ExportRow>`
-      update insights_exports e set status = 'running', attempts = e.attempts + 1, started_at = now(), rows = 0
-      where e.id = ${exportId} and e.status in ('queued', 'running')
-      returning ${COLUMNS}`.execute(this.db());
-    const claimed = rows[0];
-    if (!claimed) return; // already finished: a retry of a run that recorded its outcome
-    const attempt = claimed.attempts;
-    const fenced = sql`id = ${exportId} and attempts = ${attempt}`;
-    if (attempt > MAX_ATTEMPTS) return this.fail(fenced, gaveUp(MAX_ATTEMPTS, claimed.error ?? undefined));
-    try {
-      const identity = await this.principals.ofStaffMember(claimed.requested_by);
-      if (!identity) throw new ApiError('missing_permission', { details: { requiredPermission: 'insights.*.view' } });
-      const admin: AdminPrincipal = { ...identity, locale: claimed.language };
-      const definition = await this.definitions.parse(claimed.definition);
-      const table = await this.definitions.rows(definition, admin);
-      await sql`update insights_exports set total_rows = ${table.totalRows} where ${fenced}`.execute(this.db());
-      const key = `exports/${claimed.store_id}/${claimed.id}.${claimed.format}`;
-      const written = await writeReportFile(this.storage, key, table, claimed.format, claimed.language, async (rows) => {
-        await sql`update insights_exports set rows = ${rows} where ${fenced}`.execute(this.db());
-      });
-      const name = fileNameOf(await this.titleOf(claimed, definition), table.range, claimed.format);
-      await sql`
-        update insights_exports set status = 'succeeded', rows = ${written.rows}, total_rows = ${written.rows},
-          file_name = ${name}, file_key = ${key}, bytes = ${written.bytes}, error = null, finished_at = now(),
-          expires_at = now() + make_interval(days => ${FILE_DAYS})
-        where ${fenced}`.execute(this.db());
-    } catch (error) {
-      const failure = attemptFailureOf(error);
-      if (failure.permanent) return this.fail(fenced, failure.error);
-      if (attempt >= MAX_ATTEMPTS) return this.fail(fenced, gaveUp(attempt, failure.error));
-      this.logger.warn(`export ${exportId}: run ${attempt} failed, to be tried again: ${(error as Error).message}`);
-      await sql`update insights_exports set status = 'queued', error = ${JSON.stringify(failure.error)}::jsonb where ${fenced}`.execute(
-        this.db(),
-      );
-      throw error;
-    }
-  }
-
-  private async fail(fenced: RawBuilder<unknown>, failure: Failure): Promise<void> {
-    await sql`
-      update insights_exports set status = 'failed', error = ${JSON.stringify(failure)}::jsonb, finished_at = now()
-      where ${fenced}`.execute(this.db());
+  /** One attempt of the export's job: writes its file and records it as the export's, unless a later attempt took over. */
+  private async write(attempt: JobAttempt): Promise<void> {
+    const { rows } = await sql<ExportRow>`select ${COLUMNS} from insights_exports e where e.id = ${attempt.jobId}`.execute(this.db());
+    const entry = rows[0];
+    const identity = await this.principals.ofStaffMember(entry.requested_by);
+    if (!identity) throw new ApiError('missing_permission', { details: { requiredPermission: 'insights.*.view' } });
+    const admin: AdminPrincipal = { ...identity, locale: entry.language };
+    const definition = await this.definitions.parse(entry.definition);
+    const table = await this.definitions.rows(definition, admin);
+    await ExportRecords.progress(this.db(), attempt, { totalRows: table.totalRows });
+    const key = `exports/${entry.store_id}/${entry.id}.${entry.format}`;
+    const written = await writeReportFile(this.storage, key, table, entry.format, entry.language, (rows) =>
+      ExportRecords.progress(this.db(), attempt, { rows }),
+    );
+    const name = fileNameOf(await this.titleOf(entry, definition), table.range, entry.format);
+    await ExportRecords.succeed(this.db(), attempt, { rows: written.rows, name, key, bytes: written.bytes });
   }
 
   /** What the file is named after: the saved report's name, else the report's title in the export's language. */

@@ -1,6 +1,7 @@
 import { ApiError } from '../../common/errors/api-error.js';
 import { codeIn, ERRORS } from '../../common/errors/error-catalogue.js';
 import type { Locale } from '../../common/locale.js';
+import { INTERRUPTED, PermanentFailure, type AttemptFailure } from '../../infra/jobs/tracked-job.js';
 import type { FileStorage } from '../../infra/storage/file-storage.js';
 import { StorageFailure } from '../../infra/storage/storage-failure.js';
 import { NotificationFailedError } from '../../notifications/notifier.js';
@@ -61,34 +62,6 @@ export function fileNameOf(title: string, range: DateRange, format: FileFormat):
   return `${slug || 'report'}_${range.from}_${range.to}.${format}`;
 }
 
-export interface Failure {
-  code: string;
-  message_en: string;
-  message_ar: string;
-}
-
-/** A failure that trying again cannot mend (a file too large to mail): recorded at once, not retried. */
-export class PermanentFailure extends Error {
-  constructor(readonly failure: Failure) {
-    super(failure.message_en);
-  }
-}
-
-const INTERRUPTED: Failure = {
-  code: 'interrupted',
-  message_en: 'It could not be finished: the service restarted, or its database or file storage did not answer.',
-  message_ar: 'تعذّر إكماله: أُعيد تشغيل الخدمة، أو لم تستجب قاعدة بياناتها أو مخزن ملفاتها.',
-};
-
-/** The outcome of work given up after its last attempt failed for `last`. */
-export function gaveUp(attempts: number, last: Failure = INTERRUPTED): Failure {
-  return {
-    code: 'failed_after_retries',
-    message_en: `Given up after ${attempts} attempts. The last one: ${last.message_en}`,
-    message_ar: `توقفت المحاولات بعد ${attempts} محاولات. آخرها: ${last.message_ar}`,
-  };
-}
-
 /**
  * Why a piece of background work failed, as the merchant reads it, and whether trying again could
  * help: a definition that no longer stands (a measure gone, a plan downgraded, a permission removed) is
@@ -96,7 +69,7 @@ export function gaveUp(attempts: number, last: Failure = INTERRUPTED): Failure {
  * tried again; the file storage says what failed (full: tried again, as room may be made; a refused
  * access or a missing bucket: for good, until the operator mends it).
  */
-export function attemptFailureOf(error: unknown): { permanent: boolean; error: Failure } {
+export function attemptFailureOf(error: unknown): AttemptFailure {
   if (error instanceof PermanentFailure) return { permanent: true, error: error.failure };
   if (error instanceof StorageFailure) return { permanent: !error.retryable, error: error.describe() };
   if (error instanceof ApiError && error.status < 500) {

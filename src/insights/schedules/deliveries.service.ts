@@ -1,14 +1,14 @@
 import { EntityManager } from '@mikro-orm/postgresql';
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
 import { buffer } from 'node:stream/consumers';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { DashboardPrincipals } from '../../auth/dashboard/dashboard-principals.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import type { Locale } from '../../common/locale.js';
-import { AppConfig } from '../../infra/config/app-config.js';
 import { JobQueue } from '../../infra/jobs/job-queue.js';
 import { Recurring } from '../../infra/jobs/recurring.decorator.js';
+import { PermanentFailure, type AttemptFailure, type JobAttempt, type JobFailure, type TrackedJob } from '../../infra/jobs/tracked-job.js';
 import { FILE_STORAGE, type FileStorage } from '../../infra/storage/file-storage.js';
 import { NotificationsService } from '../../notifications/notifications.service.js';
 import { ConnectionsService } from '../../data-hub/connections/connections.service.js';
@@ -18,11 +18,12 @@ import { ConnectorRegistry } from '../../data-hub/connectors/connector-registry.
 import { renderTemplate } from '../../data-hub/connectors/file-template.js';
 import type { ConnectionDestination, EmailDestination, ScheduleDestination } from '../entities/insights-schedule.entity.js';
 import { CONTENT_TYPES, type FileFormat } from '../exports/report-file.js';
-import { attemptFailureOf, fileNameOf, gaveUp, PermanentFailure, writeReportFile, type Failure } from '../exports/report-writer.js';
+import { attemptFailureOf, fileNameOf, writeReportFile } from '../exports/report-writer.js';
 import type { ReportRows } from '../query/report-rows.js';
 import { requireEntitlement } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { nextDueTime, type Cadence } from './cadence.js';
+import { DeliveryRecords } from './delivery-records.js';
 
 export const DELIVERY_JOB = 'insights.delivery';
 /** Attempts of a delivery before it is failed and its schedule's owner told. */
@@ -49,7 +50,7 @@ interface DeliveryWork {
   attempts: number;
   sent_to: string[];
   due_at: string;
-  error: Failure | null;
+  error: JobFailure | null;
   schedule_name: string;
   format: FileFormat;
   destination: ScheduleDestination;
@@ -61,8 +62,6 @@ interface DeliveryWork {
   language: Locale;
   owner_email: string;
   owner_removed: boolean;
-  /** A connection destination's connection's name; null for email. */
-  connection_name: string | null;
 }
 
 /** A report file written for a delivery, waiting in the file storage under `key`. */
@@ -77,7 +76,7 @@ interface WrittenFile {
  * the next attempt (a connection that is not active): recorded, and tried again like any other failure.
  */
 class DestinationUnavailable extends Error {
-  constructor(readonly failure: Failure) {
+  constructor(readonly failure: JobFailure) {
     super(failure.message_en);
   }
 }
@@ -92,35 +91,40 @@ class DestinationUnavailable extends Error {
  * (never as delivered) and the schedule's owner is told by email.
  */
 @Injectable()
-export class DeliveriesService implements OnModuleInit {
+export class DeliveriesService {
   private readonly logger = new Logger(DeliveriesService.name);
+  private readonly job: TrackedJob;
 
   constructor(
     private readonly em: EntityManager,
-    private readonly jobs: JobQueue,
+    jobs: JobQueue,
     private readonly definitions: ReportDefinitions,
     private readonly principals: DashboardPrincipals,
     private readonly notifications: NotificationsService,
-    private readonly config: AppConfig,
     @Inject(FILE_STORAGE) private readonly storage: FileStorage,
     private readonly connections: ConnectionsService,
     private readonly connectors: ConnectorRegistry,
-  ) {}
-
-  onModuleInit(): void {
-    this.jobs.define<{ deliveryId: string }>(
-      DELIVERY_JOB,
-      {
-        // The attempts are counted on the delivery; the queue only has to offer one more than that.
-        retryLimit: MAX_ATTEMPTS,
-        retryDelay: this.config.JOB_RETRY_DELAY_SECONDS,
-        retryBackoff: true,
-        heartbeatSeconds: 10,
-        expireInSeconds: 3600,
+  ) {
+    this.job = jobs.track({
+      name: DELIVERY_JOB,
+      maxAttempts: MAX_ATTEMPTS,
+      expireInSeconds: 3600,
+      concurrency: 2,
+      record: {
+        claim: (id) => DeliveryRecords.claim(this.db(), id),
+        fail: (attempt, failure) => this.fail(attempt, failure),
+        retryLater: (attempt, failure) => DeliveryRecords.retryLater(this.db(), attempt, failure),
       },
-      ({ deliveryId }) => this.deliver(deliveryId),
-      2,
-    );
+      perform: (attempt) => this.deliver(attempt),
+      failureOf: deliveryFailureOf,
+    });
+  }
+
+  /** Files a delivery of the schedule now, as a due time of its own, queued within the transaction of `em`. */
+  async fileNow(em: EntityManager, storeId: string, scheduleId: string): Promise<string> {
+    const id = (await DeliveryRecords.file(this.db(em), { storeId, scheduleId, dueAt: 'now', trigger: 'manual' }))!;
+    await this.job.send(id, { within: em });
+    return id;
   }
 
   /**
@@ -141,15 +145,17 @@ export class DeliveriesService implements OnModuleInit {
           order by s.next_run_at limit ${DISPATCH_BATCH}
           for update of s skip locked`.execute(this.db(em));
         for (const row of rows) {
-          const { rows: filed } = await sql<{ id: string }>`
-            insert into insights_deliveries (store_id, schedule_id, due_at, trigger)
-            values (${row.store_id}, ${row.id}, ${row.next_run_at}, 'schedule')
-            on conflict (schedule_id, due_at) do nothing returning id`.execute(this.db(em));
+          const filed = await DeliveryRecords.file(this.db(em), {
+            storeId: row.store_id,
+            scheduleId: row.id,
+            dueAt: row.next_run_at,
+            trigger: 'schedule',
+          });
           const after = new Date(Math.max(Date.now(), new Date(row.next_run_at).getTime()));
           await sql`update insights_schedules set next_run_at = ${nextDueTime(row.cadence, row.timezone, after)} where id = ${row.id}`.execute(
             this.db(em),
           );
-          if (filed[0]) await this.jobs.send(DELIVERY_JOB, { deliveryId: filed[0].id }, { singletonKey: filed[0].id }, em);
+          if (filed) await this.job.send(filed, { within: em });
         }
         return rows.length;
       });
@@ -158,48 +164,22 @@ export class DeliveriesService implements OnModuleInit {
     }
   }
 
-  /** One attempt at a delivery; an attempt of one already recorded as finished does nothing. */
-  private async deliver(deliveryId: string): Promise<void> {
-    const { rows: claimed } = await sql<{ attempts: number }>`
-      update insights_deliveries set status = 'running', attempts = attempts + 1, started_at = coalesce(started_at, now())
-      where id = ${deliveryId} and status in ('queued', 'running') returning attempts`.execute(this.db());
-    if (!claimed[0]) return;
-    const work = await this.work(deliveryId);
-    const attempt = claimed[0].attempts;
-    const fenced = sql`id = ${deliveryId} and attempts = ${attempt}`;
-    if (attempt > MAX_ATTEMPTS) return this.fail(work, fenced, gaveUp(MAX_ATTEMPTS, work.error ?? undefined), MAX_ATTEMPTS);
+  /** One attempt at a delivery: the saved report as its owner may run it now, written as a file and sent. */
+  private async deliver(attempt: JobAttempt): Promise<void> {
+    const work = await this.work(attempt.jobId);
+    const admin = await this.owner(work);
+    const definition = await this.definitions.parse(work.definition);
+    await this.definitions.check(definition, admin, false);
+    const table = await this.definitions.rows(definition, admin);
+    if (table.totalRows === 0 && work.skip_empty) return DeliveryRecords.finished(this.db(), attempt, 'skipped');
+    const key = `deliveries/${work.store_id}/${work.id}.${work.format}`;
     try {
-      const admin = await this.owner(work);
-      const definition = await this.definitions.parse(work.definition);
-      await this.definitions.check(definition, admin, false);
-      const table = await this.definitions.rows(definition, admin);
-      if (table.totalRows === 0 && work.skip_empty) {
-        await sql`update insights_deliveries set status = 'skipped', rows = 0, error = null, finished_at = now() where ${fenced}`.execute(
-          this.db(),
-        );
-        return;
-      }
-      const key = `deliveries/${work.store_id}/${work.id}.${work.format}`;
-      try {
-        const file = { key, ...(await writeReportFile(this.storage, key, table, work.format, work.language, async () => undefined)) };
-        if (work.destination.kind === 'email') await this.mail(work, work.destination, file, table, fenced);
-        else await this.upload(work, work.destination, file, fenced);
-        await sql`
-          update insights_deliveries set status = 'delivered', rows = ${file.rows}, bytes = ${file.bytes}, error = null,
-            finished_at = now()
-          where ${fenced}`.execute(this.db());
-      } finally {
-        await this.storage.delete(key);
-      }
-    } catch (error) {
-      const failure = deliveryFailureOf(error);
-      if (failure.permanent) return this.fail(work, fenced, failure.error, attempt);
-      if (attempt >= MAX_ATTEMPTS) return this.fail(work, fenced, gaveUp(attempt, failure.error), attempt);
-      this.logger.warn(`delivery ${deliveryId}: attempt ${attempt} failed, to be tried again: ${(error as Error).message}`);
-      await sql`update insights_deliveries set status = 'queued', error = ${JSON.stringify(failure.error)}::jsonb where ${fenced}`.execute(
-        this.db(),
-      );
-      throw error;
+      const file = { key, ...(await writeReportFile(this.storage, key, table, work.format, work.language, async () => undefined)) };
+      if (work.destination.kind === 'email') await this.mail(work, work.destination, file, table, attempt);
+      else await this.upload(work, work.destination, file, attempt);
+      await DeliveryRecords.finished(this.db(), attempt, { rows: file.rows, bytes: file.bytes });
+    } finally {
+      await this.storage.delete(key);
     }
   }
 
@@ -209,7 +189,7 @@ export class DeliveriesService implements OnModuleInit {
     destination: EmailDestination,
     file: WrittenFile,
     table: ReportRows,
-    fenced: RawBuilder<unknown>,
+    attempt: JobAttempt,
   ): Promise<void> {
     if (file.bytes > MAX_ATTACHMENT_BYTES) throw new PermanentFailure(tooLarge(file.bytes));
     const stored = await this.storage.open(file.key);
@@ -224,7 +204,7 @@ export class DeliveriesService implements OnModuleInit {
         vars: { scheduleName: work.schedule_name, reportName: work.report_name, ...table.range, rows: file.rows, fileName },
         attachments: [{ filename: fileName, contentType: CONTENT_TYPES[work.format], content }],
       });
-      await sql`update insights_deliveries set sent_to = array_append(sent_to, ${recipient}) where ${fenced}`.execute(this.db());
+      await DeliveryRecords.sentTo(this.db(), attempt, { mailed: recipient });
     }
   }
 
@@ -232,15 +212,9 @@ export class DeliveriesService implements OnModuleInit {
    * Writes the file to the connection, streamed from the file storage, named by the template filled in
    * with the due time in the store's time zone: a delivery tried again replaces what an earlier attempt wrote.
    */
-  private async upload(
-    work: DeliveryWork,
-    destination: ConnectionDestination,
-    file: WrittenFile,
-    fenced: RawBuilder<unknown>,
-  ): Promise<void> {
-    const connectionName = work.connection_name!;
+  private async upload(work: DeliveryWork, destination: ConnectionDestination, file: WrittenFile, attempt: JobAttempt): Promise<void> {
     const connection = await this.connections.storedIn(work.store_id, destination.connectionId);
-    if (connection.status !== 'active') throw new DestinationUnavailable(notActive(connectionName, connection.status));
+    if (connection.status !== 'active') throw new DestinationUnavailable(notActive(connection.name, connection.status));
     const fileName = renderTemplate(destination.pathTemplate, new Date(work.due_at), work.timezone);
     const controller = new AbortController();
     try {
@@ -249,7 +223,7 @@ export class DeliveriesService implements OnModuleInit {
     } finally {
       controller.abort();
     }
-    await sql`update insights_deliveries set sent_to = ${[`${connectionName}/${fileName}`]}::text[] where ${fenced}`.execute(this.db());
+    await DeliveryRecords.sentTo(this.db(), attempt, { written: `${connection.name}/${fileName}` });
   }
 
   /** The schedule's owner as they stand today, on a plan with schedules: a delivery runs as its owner. */
@@ -269,11 +243,10 @@ export class DeliveriesService implements OnModuleInit {
   }
 
   /** Records the delivery as failed, for good, and tells the schedule's owner (unless removed) in the store's language. */
-  private async fail(work: DeliveryWork, fenced: RawBuilder<unknown>, failure: Failure, attempts: number): Promise<void> {
-    const { numAffectedRows } = await sql`
-      update insights_deliveries set status = 'failed', error = ${JSON.stringify(failure)}::jsonb, finished_at = now()
-      where ${fenced}`.execute(this.db());
-    if (Number(numAffectedRows ?? 0) === 0 || work.owner_removed) return;
+  private async fail(attempt: JobAttempt, failure: JobFailure): Promise<void> {
+    await DeliveryRecords.fail(this.db(), attempt, failure);
+    const work = await this.work(attempt.jobId);
+    if (work.owner_removed) return;
     try {
       await this.notifications.send({
         storeId: work.store_id,
@@ -285,7 +258,7 @@ export class DeliveriesService implements OnModuleInit {
           reportName: work.report_name,
           dueAt: work.due_at,
           reason: work.language === 'ar' ? failure.message_ar : failure.message_en,
-          attempts,
+          attempts: Math.min(attempt.number, MAX_ATTEMPTS),
         },
       });
     } catch (error) {
@@ -299,14 +272,13 @@ export class DeliveriesService implements OnModuleInit {
       select d.id, d.store_id, d.attempts, d.sent_to, iso_utc(d.due_at) as due_at, d.error,
              s.name as schedule_name, s.format, s.destination, s.skip_empty, s.created_by, st.timezone,
              r.name as report_name, r.definition, coalesce(i.language, 'en') as language,
-             m.email as owner_email, m.removed_at is not null as owner_removed, c.name as connection_name
+             m.email as owner_email, m.removed_at is not null as owner_removed
       from insights_deliveries d
       join insights_schedules s on s.id = d.schedule_id
       join stores st on st.id = d.store_id
       join insights_saved_reports r on r.id = s.saved_report_id
       join staff_members m on m.id = s.created_by
       left join insights_settings i on i.store_id = d.store_id
-      left join data_hub_connections c on c.id = s.connection_id
       where d.id = ${deliveryId}`.execute(this.db());
     return rows[0];
   }
@@ -320,13 +292,13 @@ export class DeliveriesService implements OnModuleInit {
  * Why an attempt failed: `attemptFailureOf`'s reasons, and a connection that failed or is not active, tried
  * again (the merchant may mend it meanwhile), with the reason the merchant can act on.
  */
-function deliveryFailureOf(error: unknown): { permanent: boolean; error: Failure } {
+function deliveryFailureOf(error: unknown): AttemptFailure {
   if (error instanceof ConnectionFailure) return { permanent: false, error: error.describe() };
   if (error instanceof DestinationUnavailable) return { permanent: false, error: error.failure };
   return attemptFailureOf(error);
 }
 
-function notActive(connectionName: string, status: string): Failure {
+function notActive(connectionName: string, status: string): JobFailure {
   return {
     code: 'connection_not_active',
     message_en: `The connection “${connectionName}” is not active (it is ${status}), so the file could not be written to it. Test and activate it in the data hub.`,
@@ -334,7 +306,7 @@ function notActive(connectionName: string, status: string): Failure {
   };
 }
 
-function tooLarge(bytes: number): Failure {
+function tooLarge(bytes: number): JobFailure {
   const megabytes = (bytes / 1024 / 1024).toFixed(1);
   return {
     code: 'attachment_too_large',

@@ -1,13 +1,12 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import type { AdminPrincipal } from '../../auth/access/principal.js';
+import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE, type ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import type { InsightsArea } from '../../common/permissions.js';
 import { newestFirst, pageOf } from '../../infra/database/newest-first.js';
-import { JobQueue } from '../../infra/jobs/job-queue.js';
 import { ConnectionsService } from '../../data-hub/connections/connections.service.js';
 import { ConnectorRegistry } from '../../data-hub/connectors/connector-registry.js';
 import { formatOfName } from '../../data-hub/connectors/file-template.js';
@@ -19,7 +18,7 @@ import { requireEntitlement } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { SavedReportsService } from '../saved-reports/saved-reports.service.js';
 import { nextDueTime, type Cadence } from './cadence.js';
-import { CADENCE, DELIVERY_DOC, DELIVERY_JOB } from './deliveries.service.js';
+import { CADENCE, DELIVERY_DOC, DeliveriesService } from './deliveries.service.js';
 
 interface ScheduleRow {
   id: string;
@@ -60,7 +59,7 @@ const FROM = sql`insights_schedules s
 export class SchedulesService {
   constructor(
     private readonly em: EntityManager,
-    private readonly jobs: JobQueue,
+    private readonly delivering: DeliveriesService,
     private readonly definitions: ReportDefinitions,
     private readonly savedReports: SavedReportsService,
     private readonly connections: ConnectionsService,
@@ -133,13 +132,7 @@ export class SchedulesService {
     const schedule = await this.visible(admin, id);
     await this.checkWrite(admin, schedule.saved_report_id, schedule.format, schedule.destination);
     requireConnectionWriter(admin, schedule.destination);
-    const deliveryId = await this.em.fork().transactional(async (em) => {
-      const { rows } = await sql<{ id: string }>`
-        insert into insights_deliveries (store_id, schedule_id, due_at, trigger)
-        values (${admin.storeId}, ${id}, now(), 'manual') returning id`.execute(this.db(em));
-      await this.jobs.send(DELIVERY_JOB, { deliveryId: rows[0].id }, { singletonKey: rows[0].id }, em);
-      return rows[0].id;
-    });
+    const deliveryId = await this.em.fork().transactional((em) => this.delivering.fileNow(em, admin.storeId, id));
     const { rows } = await sql<{
       doc: DeliveryDoc;
     }>`select ${DELIVERY_DOC} as doc from insights_deliveries d where d.id = ${deliveryId}`.execute(this.db());

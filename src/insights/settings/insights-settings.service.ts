@@ -2,6 +2,8 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import { invalidField } from '../../common/errors/api-error.js';
+import type { Locale } from '../../common/locale.js';
+import type { MerchantLanguage } from '../../common/merchant-language.js';
 import { JobQueue } from '../../infra/jobs/job-queue.js';
 import { StoreService } from '../../stores/store.service.js';
 import type { InsightsSettingsDoc, UpdateInsightsSettingsDto } from '../dto/settings.dto.js';
@@ -20,7 +22,7 @@ export const REBUILD_JOB = 'insights.rebuild';
  * reported by `GET /status` until it has answered the latest change.
  */
 @Injectable()
-export class InsightsSettingsService implements OnModuleInit {
+export class InsightsSettingsService implements OnModuleInit, MerchantLanguage {
   constructor(
     private readonly em: EntityManager,
     private readonly stores: StoreService,
@@ -37,6 +39,11 @@ export class InsightsSettingsService implements OnModuleInit {
 
   async get(storeId: string): Promise<InsightsSettingsDoc> {
     return this.read(this.db(this.em), storeId);
+  }
+
+  /** The store's Insights language: the language of its merchants' mail. */
+  async of(storeId: string): Promise<Locale> {
+    return (await this.get(storeId)).language;
   }
 
   async update(storeId: string, change: UpdateInsightsSettingsDto): Promise<InsightsSettingsDoc> {

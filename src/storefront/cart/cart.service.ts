@@ -13,7 +13,6 @@ import { adoptGuestOrders } from '../orders/order-writer.js';
 import { StorefrontEventRecorder } from '../events/storefront-event-recorder.js';
 import { MAX_CART_LINES, MAX_LINE_QUANTITY } from './cart-limits.js';
 
-
 export type LineProblem = { code: 'VARIANT_UNAVAILABLE' } | { code: 'INSUFFICIENT_STOCK'; available: number };
 
 /** A cart line as shoppers see it, priced from the variant's current price. */
