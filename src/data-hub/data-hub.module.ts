@@ -15,6 +15,7 @@ import { ImportRunner } from './runs/import-runner.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsDatabase } from './runs/runs-database.js';
 import { RunsService } from './runs/runs.service.js';
+import { StoresModule } from '../stores/stores.module.js';
 
 /**
  * The data hub (contract section 9): connections to the places a store's data comes from and goes
@@ -22,7 +23,7 @@ import { RunsService } from './runs/runs.service.js';
  * (durable jobs).
  */
 @Module({
-  imports: [DashboardModule, ConnectionsModule, NotificationsModule],
+  imports: [DashboardModule, ConnectionsModule, NotificationsModule, StoresModule],
   controllers: [DataHubCatalogueController, ConnectionsController, MappingsController, FlowsController, RunsController],
   providers: [DropFilesService, MappingsService, FlowsService, RunsDatabase, ImportRunner, ExportRunner, RunsService, FlowDispatcher],
 })

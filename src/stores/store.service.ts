@@ -61,6 +61,11 @@ export class StoreService {
       select pg_notify(${STORE_CHANNEL}, id::text) from changed`.execute(em.getKysely());
   }
 
+  /** The store's time zone, read afresh (a change takes effect at once). */
+  async timezoneOf(storeId: string): Promise<string> {
+    return (await this.em.fork().findOneOrFail(Store, { id: storeId }, { fields: ['timezone'] })).timezone;
+  }
+
   async exists(storeId: string): Promise<boolean> {
     return (await this.em.fork().count(Store, { id: storeId })) > 0;
   }

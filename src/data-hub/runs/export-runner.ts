@@ -11,13 +11,16 @@ import { measuredStream } from '../connectors/measured-stream.js';
 import type { MappingField } from '../entities/mapping.entity.js';
 import type { RunCounts } from '../entities/run.entity.js';
 import { applyTransforms } from '../mappings/transforms/registry.js';
-import { TransformError, type CellValue } from '../mappings/transforms/transform.js';
+import { TransformError } from '../mappings/transforms/transform.js';
+import { type CellValue } from '../../infra/tabular/table-rows.js';
 import type { FieldValue, Structure } from '../structures/structures.js';
 import type { ImportOutcome } from './import-runner.js';
+import { RECORD_EXPORTS } from './record-exports.js';
 import type { RowError } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
 import { RunRowsWriter } from './run-records.js';
 import { RunsDatabase } from './runs-database.js';
+import { StoreService } from '../../stores/store.service.js';
 import { csvWriter } from '../../infra/tabular/csv-writer.js';
 import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js';
 import { jsonlWriter } from '../../infra/tabular/jsonl-writer.js';
@@ -38,43 +41,6 @@ type ExportRow = CellValue[];
 const BATCH_RECORDS = 1000;
 
 /**
- * Each structure's records of a store in key order, a batch after the key `$2` (null: from the first),
- * `$3` at most, their columns named as the structure's fields. The store's test orders are left out:
- * a storefront's staging or QA runs placed them, and the systems orders go to would count them as sales.
- */
-const STORE_RECORDS: Readonly<Record<string, string>> = {
-  products: `
-    select p.slug, p.name_en, p.name_ar, p.description_en, p.description_ar, c.slug as category, b.slug as brand, p.status
-    from products p left join categories c on c.id = p.category_id left join brands b on b.id = p.brand_id
-    where p.store_id = $1 and ($2::text is null or p.slug > $2) order by p.slug limit $3`,
-  variants: `
-    select v.sku, p.slug as product, v.price, v.compare_at_price, v.stock, v.position
-    from product_variants v join products p on p.id = v.product_id
-    where v.store_id = $1 and ($2::text is null or v.sku > $2) order by v.sku limit $3`,
-  stock: `
-    select v.sku, v.stock from product_variants v
-    where v.store_id = $1 and ($2::text is null or v.sku > $2) order by v.sku limit $3`,
-  prices: `
-    select v.sku, v.price, v.compare_at_price from product_variants v
-    where v.store_id = $1 and ($2::text is null or v.sku > $2) order by v.sku limit $3`,
-  categories: `
-    select c.slug, c.name_en, c.name_ar, c.description_en, c.description_ar, parent.slug as parent, c.position
-    from categories c left join categories parent on parent.id = c.parent_id
-    where c.store_id = $1 and ($2::text is null or c.slug > $2) order by c.slug limit $3`,
-  brands: `
-    select b.slug, b.name_en, b.name_ar, b.description_en, b.description_ar from brands b
-    where b.store_id = $1 and ($2::text is null or b.slug > $2) order by b.slug limit $3`,
-  customers: `
-    select s.email_normalized as email, s.first_name, s.last_name, s.phone, s.locale, s.marketing_opt_in from shoppers s
-    where s.store_id = $1 and ($2::text is null or s.email_normalized > $2) order by s.email_normalized limit $3`,
-  orders: `
-    select o.number, iso_utc(o.placed_at) as placed_at, o.email, o.status, o.payment_status, o.fulfilment_status, o.currency,
-      o.item_count, o.subtotal, o.shipping_total, o.tax_total, o.total, o.refunded_total
-    from orders o
-    where o.store_id = $1 and not o.test and ($2::bigint is null or o.number > $2::bigint) order by o.number limit $3`,
-};
-
-/**
  * The store's records of a structure, a batch at a time, by keyset: each batch is read by the
  * structure's unique key index, and no more than a batch is in memory. Whole numbers PostgreSQL gives
  * as text (an order's `bigint` number) are numbers.
@@ -83,7 +49,7 @@ async function* storeRecords(client: PoolClient, storeId: string, structure: Str
   const numbers = structure.fields.filter((field) => field.type === 'integer' || field.type === 'money').map((field) => field.name);
   let after: string | null = null;
   for (;;) {
-    const rows: StoreRecord[] = (await client.query<StoreRecord>(STORE_RECORDS[structure.name], [storeId, after, BATCH_RECORDS])).rows;
+    const rows: StoreRecord[] = await RECORD_EXPORTS[structure.name].read<StoreRecord>(client, storeId, after, BATCH_RECORDS);
     if (rows.length === 0) return;
     after = String(rows[rows.length - 1][structure.key]);
     for (const record of rows) for (const name of numbers) if (typeof record[name] === 'string') record[name] = Number(record[name]);
@@ -237,7 +203,10 @@ class Delivery {
  */
 @Injectable()
 export class ExportRunner {
-  constructor(private readonly database: RunsDatabase) {}
+  constructor(
+    private readonly database: RunsDatabase,
+    private readonly stores: StoreService,
+  ) {}
 
   async run(request: ExportRequest): Promise<ExportOutcome> {
     const counts: RunCounts = { read: 0, changed: 0, created: 0, deactivated: 0, rejected: 0, unchanged: 0, sent: 0 };
@@ -312,13 +281,12 @@ export class ExportRunner {
 
   /** The template's name at the run's start, read in the flow's schedule's time zone, else the store's. */
   private async fileName(request: ExportRequest): Promise<string> {
-    const { rows } = await this.database.pool.query<{ started_at: Date; timezone: string }>(
-      `select r.started_at, coalesce(f.schedule_timezone, s.timezone, 'UTC') as timezone
-       from data_hub_runs r join data_hub_flows f on f.id = r.flow_id join stores s on s.id = r.store_id
-       where r.id = $1`,
+    const { rows } = await this.database.pool.query<{ started_at: Date; schedule_timezone: string | null }>(
+      `select r.started_at, f.schedule_timezone from data_hub_runs r join data_hub_flows f on f.id = r.flow_id where r.id = $1`,
       [request.attempt.jobId],
     );
-    return renderTemplate(request.fileTemplate, rows[0].started_at, rows[0].timezone);
+    const timezone = rows[0].schedule_timezone ?? (await this.stores.timezoneOf(request.storeId));
+    return renderTemplate(request.fileTemplate, rows[0].started_at, timezone);
   }
 }
 
