@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/sw
 import { RequirePermission } from '../auth/access/decorators.js';
 import { requiredPlan } from '../common/permissions.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
-import { CONNECTOR_FORMS } from './dto/connection.dto.js';
+import { CONNECTOR_FORMS } from './connectors/connector-config.dto.js';
 import {
   ConnectorKindListDoc,
   MappingDoc,

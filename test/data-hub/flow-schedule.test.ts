@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cronProblem, isTimezone, nextDueAt } from '../../src/data-hub/flows/flow-schedule.js';
+import { cronProblem, isTimezone } from '../../src/common/validation/schedule-fields.js';
+import { nextDueAt } from '../../src/data-hub/flows/flow-schedule.js';
 
 describe('flow schedules: cron in a time zone', () => {
   it('takes five-field cron expressions only, and IANA zones', () => {

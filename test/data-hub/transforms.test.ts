@@ -2,7 +2,8 @@ import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyTransforms, checkTransformArgs, transformNamed, TRANSFORMS } from '../../src/data-hub/mappings/transforms/registry.js';
-import { isEmptyCell, TransformError, type CellValue } from '../../src/data-hub/mappings/transforms/transform.js';
+import { TransformError } from '../../src/data-hub/mappings/transforms/transform.js';
+import { isEmptyCell, type CellValue } from '../../src/infra/tabular/table-rows.js';
 import { ARABIC } from '../support/problem.js';
 
 const CONTRACT_TRANSFORMS = [

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import pg from 'pg';
 import { EgressPolicy } from '../../infra/egress/egress-policy.js';
-import { DatabaseReadConfigDto, DatabaseReadCredentialsDto } from '../dto/connection.dto.js';
-import type { CellValue } from '../mappings/transforms/transform.js';
+import { DatabaseReadConfigDto, DatabaseReadCredentialsDto } from './connector-config.dto.js';
+import type { CellValue } from '../../infra/tabular/table-rows.js';
 import { RECORD_MAX_BYTES } from '../../infra/tabular/file-refusal.js';
 import { JsonLineFault, jsonLineValues } from '../../infra/tabular/jsonl-reader.js';
 import type { RowProblem, SourceRow } from '../../infra/tabular/table-rows.js';

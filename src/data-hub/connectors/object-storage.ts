@@ -6,7 +6,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import { EgressPolicy } from '../../infra/egress/egress-policy.js';
 import { COMPATIBLE_CHECKSUMS } from '../../infra/storage/s3.file-storage.js';
-import { ObjectStorageConfigDto, ObjectStorageCredentialsDto } from '../dto/connection.dto.js';
+import { ObjectStorageConfigDto, ObjectStorageCredentialsDto } from './connector-config.dto.js';
 import { ConnectionFailure, type ConnectionFailureCode } from './connection-failure.js';
 import {
   newestFileFields,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { FILE_STORAGE, type FileStorage } from '../../infra/storage/file-storage.js';
 import { StorageFailure } from '../../infra/storage/storage-failure.js';
-import { PlatformDropConfigDto } from '../dto/connection.dto.js';
+import { PlatformDropConfigDto } from './connector-config.dto.js';
 import { ConnectionFailure } from './connection-failure.js';
 import {
   newestFileFields,

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import ssh2, { type ConnectConfig, type SFTPWrapper } from 'ssh2';
 import { EgressPolicy } from '../../infra/egress/egress-policy.js';
-import { SftpConfigDto, SftpCredentialsDto } from '../dto/connection.dto.js';
+import { SftpConfigDto, SftpCredentialsDto } from './connector-config.dto.js';
 import { ConnectionFailure } from './connection-failure.js';
 import {
   newestFileFields,

@@ -13,41 +13,24 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { FORMULA_SAFETY, type FormulaSafety } from '../../common/formula-safety.js';
 import { EmailField, NullableField, OptionalField, TextField } from '../../common/validation/fields.js';
+import { CronField, TimeZoneField } from '../../common/validation/schedule-fields.js';
 import { TEMPLATE_SHAPE } from '../connectors/file-template.js';
 import { FLOW_MODES, type FlowMode } from '../entities/flow.entity.js';
-import { cronProblem, isTimezone } from '../flows/flow-schedule.js';
 import { DIRECTIONS, type Direction } from '../structures/structures.js';
 import { immutableDoc, SERVER_OWNED_OBJECT, ServerOwned } from './read-back.js';
 import { FILE_ENCODINGS, SOURCE_FORMATS, type FileEncoding, type SourceFormat } from '../../infra/tabular/formats.js';
 
 export class FlowScheduleDto {
   @ApiProperty({ example: '0 2 * * *', description: 'Five fields: minute hour day-of-month month day-of-week.' })
-  @IsString()
-  @MaxLength(120)
-  @ValidateBy({
-    name: 'cron',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && cronProblem(value) === null,
-      defaultMessage: (args) => `not a cron expression: ${cronProblem(String(args?.value))}`,
-    },
-  })
+  @CronField()
   cron: string;
 
   @ApiProperty({ example: 'Asia/Riyadh' })
-  @IsString()
-  @MaxLength(64)
-  @ValidateBy({
-    name: 'timezone',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && isTimezone(value),
-      defaultMessage: () => 'not an IANA time zone',
-    },
-  })
+  @TimeZoneField()
   timezone: string;
 }
 

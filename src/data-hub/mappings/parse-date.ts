@@ -1,5 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
-import { latinDigits, trimEdges } from './arabic-text.js';
+import { latinDigits, trimEdges } from '../../common/arabic-text.js';
 
 export type DateOutput = 'date' | 'datetime';
 export type NumberDates = 'excel_serial' | 'unix_seconds' | 'unix_milliseconds';

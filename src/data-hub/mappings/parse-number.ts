@@ -1,4 +1,4 @@
-import { latinDigits, trimEdges } from './arabic-text.js';
+import { latinDigits, trimEdges } from '../../common/arabic-text.js';
 
 /** Stock, prices and amounts are PostgreSQL `integer` columns. */
 export const INTEGER_MIN = -(2 ** 31);

@@ -1,7 +1,8 @@
 import type { MappingField } from '../entities/mapping.entity.js';
 import { checkValue, type FieldValue, type Structure, type StructureField } from '../structures/structures.js';
 import { applyTransforms } from '../mappings/transforms/registry.js';
-import { TransformError, type CellValue } from '../mappings/transforms/transform.js';
+import { TransformError } from '../mappings/transforms/transform.js';
+import { type CellValue } from '../../infra/tabular/table-rows.js';
 import { cellOf, type SourceRow } from '../../infra/tabular/table-rows.js';
 
 /** Why one field of a row cannot be imported (a run's rejected rows list them). */

@@ -1,5 +1,5 @@
 import type { Bilingual } from '../../common/bilingual.js';
-import { isEmptyCell } from '../mappings/transforms/transform.js';
+import { isEmptyCell } from '../../infra/tabular/table-rows.js';
 
 /**
  * The record structures flows carry (contract section 9): what a mapping maps onto on import and what

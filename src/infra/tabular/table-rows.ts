@@ -1,7 +1,19 @@
+import { isBlank } from '../../common/arabic-text.js';
 import { CELL_MAX_CHARS, fileError, type FileRowsError } from './file-refusal.js';
 
 /** A cell's value as a tabular file holds it: JSON lines may hold lists; the other formats hold scalars. */
 export type CellValue = string | number | boolean | null | CellValue[];
+export type Scalar = Exclude<CellValue, CellValue[]>;
+
+/** Empty: no value, or text of spaces (and invisible marks) only. */
+export function isEmptyScalar(value: Scalar): boolean {
+  return value === null || (typeof value === 'string' && isBlank(value));
+}
+
+/** Empty: no value, text of spaces (and invisible marks) only, or a list whose items are all empty. */
+export function isEmptyCell(value: CellValue): boolean {
+  return Array.isArray(value) ? value.every(isEmptyCell) : isEmptyScalar(value);
+}
 
 /** A record of the file. `line` is 1-based and counts the header: CSV, JSON lines: the line the record starts on; XLSX: the row number. */
 export interface SourceRow {

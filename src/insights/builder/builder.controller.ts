@@ -5,18 +5,8 @@ import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ReportResponseDoc } from '../dto/insights.response.js';
 import { BuilderRunDto } from '../dto/builder-run.dto.js';
+import { QUERY_ERRORS } from '../query/query-errors.js';
 import { BuilderService } from './builder.service.js';
-
-/** What a report or builder query in a body can be refused with, before anything runs. */
-export const QUERY_ERRORS = [
-  'VALIDATION_FAILED',
-  'MALFORMED_BODY',
-  'invalid_range',
-  'unknown_measure',
-  'unknown_dimension',
-  'unknown_dimension_value',
-  'too_many_dimensions',
-] as const;
 
 @ApiTags('Insights')
 @Controller('admin/insights/builder')

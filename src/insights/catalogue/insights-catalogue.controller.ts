@@ -15,7 +15,7 @@ import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { StoreCalendars } from '../query/store-calendar.js';
 import { InsightsSettingsService } from '../settings/insights-settings.service.js';
-import { dimensionCatalogue, measureCatalogue, reportCatalogue } from './insights-catalogue.js';
+import { dimensionCatalogue, measureCatalogue, reportCatalogue } from '../definitions/catalogue.js';
 
 /** What Insights can show: its reports, measures and dimensions, the values a filter can take, and how current the figures are. */
 @ApiTags('Insights')

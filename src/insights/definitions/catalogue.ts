@@ -1,8 +1,9 @@
-import { TIME_GRAINS, DIMENSIONS, isTimeGrain, type DimensionDef } from '../definitions/dimensions.js';
-import { MEASURES, type Direction, type MeasureDef } from '../definitions/measures.js';
-import { REPORT_COLUMNS, REPORT_NAMES, REPORTS, type ReportName } from '../definitions/reports.js';
-import { SOURCES } from '../definitions/sources.js';
-import { FILTER_OPERATORS } from '../definitions/filters.js';
+import { TIME_GRAINS, DIMENSIONS, isTimeGrain, type DimensionDef } from './dimensions.js';
+import type { Direction } from './directions.js';
+import { MEASURES, type MeasureDef } from './measures.js';
+import { REPORT_COLUMNS, REPORT_NAMES, REPORTS, type ReportName } from './reports.js';
+import { SOURCES } from './sources.js';
+import { FILTER_OPERATORS } from './filters.js';
 import { requiredPlan, type InsightsArea, type StorePlan } from '../../common/permissions.js';
 
 /** An entry of `GET /measures` or `GET /dimensions` (contract section 8). */

@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Bilingual } from '../../common/bilingual.js';
 import type { InsightsArea } from '../../common/permissions.js';
 import type { SourceName } from './sources.js';
+import type { Direction } from './directions.js';
 
 /**
  * Every measure, declared once: what it means (in both languages) and how it is read from each
@@ -11,14 +12,6 @@ import type { SourceName } from './sources.js';
  */
 
 export type MeasureType = 'money' | 'count' | 'ratio' | 'duration';
-
-/**
- * Whether a rise of the figure is good news (`higher_is_better`: sales, conversion), bad news
- * (`lower_is_better`: returns, lateness, failures, durations) or neither (`neutral`: taxes, shipping
- * charged, orders due), as GET /measures and every report column say.
- */
-export const DIRECTIONS = ['higher_is_better', 'lower_is_better', 'neutral'] as const;
-export type Direction = (typeof DIRECTIONS)[number];
 
 export interface MeasureContext {
   /** Every dimension the query splits or filters by. */

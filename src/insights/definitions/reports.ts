@@ -1,6 +1,7 @@
 import type { Bilingual } from '../../common/bilingual.js';
 import { viewPermission, type InsightsArea, type Permission } from '../../common/permissions.js';
-import type { Direction, MeasureType } from './measures.js';
+import type { Direction } from './directions.js';
+import type { MeasureType } from './measures.js';
 
 /**
  * The sixteen built-in reports (interface part 2, contract sections 7 and 8): the area whose view

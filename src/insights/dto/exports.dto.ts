@@ -4,7 +4,7 @@ import { IsIn, IsObject, IsUUID, ValidateIf, ValidateNested } from 'class-valida
 import { NotWith, OptionalField } from '../../common/validation/fields.js';
 import { REPORT_NAMES, type ReportName } from '../definitions/reports.js';
 import { EXPORT_STATUSES } from '../entities/insights-export.entity.js';
-import { FILE_FORMATS, type FileFormat } from '../exports/report-file.js';
+import { FILE_FORMATS, type FileFormat } from '../entities/insights-export.entity.js';
 import { BuilderRunDto } from './builder-run.dto.js';
 import { ReportDefinitionDto, ReportParamsDto } from './report-source.dto.js';
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { INSIGHTS_AREAS, STORE_PLANS } from '../../common/permissions.js';
 import { FILTER_OPERATORS } from '../definitions/filters.js';
-import { DIRECTIONS } from '../definitions/measures.js';
+import { DIRECTIONS } from '../definitions/directions.js';
 import { REPORT_NAMES } from '../definitions/reports.js';
 import { ReportDefinitionDto } from './report-source.dto.js';
 

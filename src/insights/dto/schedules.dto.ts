@@ -22,8 +22,8 @@ import {
 import { EmailField, OptionalField, TextField } from '../../common/validation/fields.js';
 import { FILE_NAME_PATTERN, renderTemplate, TEMPLATE_SHAPE } from '../../data-hub/connectors/file-template.js';
 import { DELIVERY_STATUSES, DELIVERY_TRIGGERS } from '../entities/insights-delivery.entity.js';
-import { FILE_FORMATS, type FileFormat } from '../exports/report-file.js';
-import { FREQUENCIES, WEEKDAYS, type Frequency, type Weekday } from '../schedules/cadence.js';
+import { FILE_FORMATS, type FileFormat } from '../entities/insights-export.entity.js';
+import { FREQUENCIES, WEEKDAYS, type Frequency, type Weekday } from '../entities/insights-schedule.entity.js';
 import { ExportErrorDoc } from './exports.dto.js';
 
 export const MAX_RECIPIENTS = 20;

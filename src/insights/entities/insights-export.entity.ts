@@ -5,7 +5,10 @@ import type { InsightsArea } from '../../common/permissions.js';
 import { createdAt } from '../../infra/database/timestamps.js';
 import { Store } from '../../stores/entities/store.entity.js';
 import type { ReportDefinition } from '../dto/report-source.dto.js';
-import { FILE_FORMATS } from '../exports/report-file.js';
+
+/** The formats a report's table is written in: exports, deliveries. */
+export const FILE_FORMATS = ['csv', 'xlsx'] as const;
+export type FileFormat = (typeof FILE_FORMATS)[number];
 
 export const EXPORT_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type ExportStatus = (typeof EXPORT_STATUSES)[number];

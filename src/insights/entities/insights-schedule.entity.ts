@@ -3,9 +3,15 @@ import { StaffMember } from '../../auth/entities/staff-member.entity.js';
 import { Connection } from '../../data-hub/entities/connection.entity.js';
 import { createdAt, updatedAt } from '../../infra/database/timestamps.js';
 import { Store } from '../../stores/entities/store.entity.js';
-import { FILE_FORMATS } from '../exports/report-file.js';
-import { FREQUENCIES, WEEKDAYS } from '../schedules/cadence.js';
+import { FILE_FORMATS } from './insights-export.entity.js';
 import { SavedReport } from './saved-report.entity.js';
+
+export const FREQUENCIES = ['daily', 'weekly', 'monthly'] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
+
+/** In ISO order: Monday is 1, as luxon numbers them. */
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
 
 export interface EmailDestination {
   kind: 'email';

@@ -3,7 +3,7 @@ import type { Locale } from '../../common/locale.js';
 import type { InsightsArea } from '../../common/permissions.js';
 import { isCurrent, requireCurrent, type JobAttempt, type JobFailure } from '../../infra/jobs/tracked-job.js';
 import type { ReportDefinition } from '../dto/report-source.dto.js';
-import type { FileFormat } from './report-file.js';
+import type { FileFormat } from '../entities/insights-export.entity.js';
 
 /** Days an export's file is kept. */
 const FILE_DAYS = 7;

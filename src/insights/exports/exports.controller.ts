@@ -6,7 +6,7 @@ import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js
 import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
-import { QUERY_ERRORS } from '../builder/builder.controller.js';
+import { QUERY_ERRORS } from '../query/query-errors.js';
 import { CreateExportDto, ExportDoc, ExportPageDoc } from '../dto/exports.dto.js';
 import { ExportsService } from './exports.service.js';
 import { CONTENT_TYPES } from './report-file.js';

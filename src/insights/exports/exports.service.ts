@@ -21,7 +21,8 @@ import { requireViewPermissions, viewableAreas } from '../query/area-access.js';
 import { notEntitled } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';
 import { SavedReportsService } from '../saved-reports/saved-reports.service.js';
-import { CONTENT_TYPES, type FileFormat } from './report-file.js';
+import { CONTENT_TYPES } from './report-file.js';
+import { type FileFormat } from '../entities/insights-export.entity.js';
 import { ExportRecords } from './export-records.js';
 import { attemptFailureOf, fileNameOf, writeReportFile } from './report-writer.js';
 

@@ -6,10 +6,8 @@ import { csvWriter } from '../../infra/tabular/csv-writer.js';
 import type { CellValue } from '../../infra/tabular/table-rows.js';
 import type { TableWriter } from '../../infra/tabular/table-writer.js';
 import { xlsxWriter, type XlsxCell } from '../../infra/tabular/xlsx-writer.js';
+import type { FileFormat } from '../entities/insights-export.entity.js';
 import type { ReportColumnDoc, TableRow } from '../query/report-rows.js';
-
-export const FILE_FORMATS = ['csv', 'xlsx'] as const;
-export type FileFormat = (typeof FILE_FORMATS)[number];
 
 export const CONTENT_TYPES: Record<FileFormat, string> = {
   csv: 'text/csv; charset=utf-8',

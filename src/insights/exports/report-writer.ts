@@ -7,7 +7,8 @@ import { StorageFailure } from '../../infra/storage/storage-failure.js';
 import { NotificationFailedError } from '../../notifications/notifier.js';
 import type { DateRange } from '../query/ranges.js';
 import type { ReportRows } from '../query/report-rows.js';
-import { openReportFile, type FileFormat } from './report-file.js';
+import { openReportFile } from './report-file.js';
+import { type FileFormat } from '../entities/insights-export.entity.js';
 
 /** How often a file being written records how far it has got. */
 const PROGRESS_EVERY_MS = 1000;

@@ -1,5 +1,5 @@
 import type { Bilingual } from '../../common/bilingual.js';
-import type { Direction } from '../definitions/measures.js';
+import type { Direction } from '../definitions/directions.js';
 import type { DateRange } from './ranges.js';
 
 /** A column of a report's answer and of its file: a dimension or a measure, its type and its labels. */

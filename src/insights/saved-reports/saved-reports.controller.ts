@@ -7,7 +7,7 @@ import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
 import { CreateSavedReportDto, UpdateSavedReportDto } from '../dto/report-source.dto.js';
 import { ReportResponseDoc, SavedReportDoc, SavedReportPageDoc } from '../dto/insights.response.js';
-import { QUERY_ERRORS } from '../builder/builder.controller.js';
+import { QUERY_ERRORS } from '../query/query-errors.js';
 import { SavedReportsService } from './saved-reports.service.js';
 
 @ApiTags('Insights')

@@ -1,11 +1,6 @@
 import { DateTime } from 'luxon';
 
-export const FREQUENCIES = ['daily', 'weekly', 'monthly'] as const;
-export type Frequency = (typeof FREQUENCIES)[number];
-
-/** In ISO order: Monday is 1, as luxon numbers them. */
-export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
+import { WEEKDAYS, type Frequency, type Weekday } from '../entities/insights-schedule.entity.js';
 
 /** When a schedule delivers: a local time of day, every day, on one weekday, or on one day of the month. */
 export interface Cadence {

@@ -12,7 +12,7 @@ import { ConnectorRegistry } from '../../data-hub/connectors/connector-registry.
 import { formatOfName } from '../../data-hub/connectors/file-template.js';
 import type { CreateScheduleDto, DeliveryDoc, ScheduleDoc, UpdateScheduleDto } from '../dto/schedules.dto.js';
 import type { ScheduleDestination } from '../entities/insights-schedule.entity.js';
-import type { FileFormat } from '../exports/report-file.js';
+import type { FileFormat } from '../entities/insights-export.entity.js';
 import { requireViewPermissions, viewableAreas } from '../query/area-access.js';
 import { requireEntitlement } from '../../auth/access/plan-refusal.js';
 import { ReportDefinitions } from '../saved-reports/report-definitions.js';

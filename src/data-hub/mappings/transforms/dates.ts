@@ -10,18 +10,8 @@ import {
   type DateReading,
   type NumberDates,
 } from '../parse-date.js';
-import {
-  argsError,
-  defineTransform,
-  eachItem,
-  isEmptyScalar,
-  label,
-  object,
-  quoted,
-  refuse,
-  type Scalar,
-  type TransformArgsError,
-} from './transform.js';
+import { argsError, defineTransform, eachItem, label, object, quoted, refuse, type TransformArgsError } from './transform.js';
+import { isEmptyScalar, type Scalar } from '../../../infra/tabular/table-rows.js';
 
 interface ParseDateArgs {
   formats: string[];

@@ -1,5 +1,6 @@
-import { isBlank, trimEdges } from '../arabic-text.js';
-import { defineTransform, flag, flattened, isEmptyCell, isEmptyScalar, label, object, perArgs, textOf, type Scalar } from './transform.js';
+import { isBlank, trimEdges } from '../../../common/arabic-text.js';
+import { defineTransform, flag, flattened, label, object, perArgs, textOf } from './transform.js';
+import { isEmptyCell, isEmptyScalar, type Scalar } from '../../../infra/tabular/table-rows.js';
 
 interface ConcatArgs {
   separator?: string;

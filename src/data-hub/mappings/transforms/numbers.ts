@@ -10,18 +10,8 @@ import {
   type NumberProblem,
   type ThousandsSeparator,
 } from '../parse-number.js';
-import {
-  argsError,
-  defineTransform,
-  eachItem,
-  isEmptyScalar,
-  label,
-  object,
-  quoted,
-  refuse,
-  type CellValue,
-  type Scalar,
-} from './transform.js';
+import { argsError, defineTransform, eachItem, label, object, quoted, refuse } from './transform.js';
+import { isEmptyScalar, type CellValue, type Scalar } from '../../../infra/tabular/table-rows.js';
 
 const NUMBER_FAILURES: Record<NumberProblem, (value: Scalar, decimals: number) => Bilingual> = {
   not_a_number: (value) => ({ en: `${quoted(value)} is not a number.`, ar: `${quoted(value)} ليس رقماً.` }),

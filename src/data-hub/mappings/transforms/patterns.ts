@@ -3,7 +3,6 @@ import {
   argsError,
   defineTransform,
   eachItem,
-  isEmptyScalar,
   label,
   object,
   perArgs,
@@ -12,6 +11,7 @@ import {
   type TransformArgsError,
   type TransformError,
 } from './transform.js';
+import { isEmptyScalar } from '../../../infra/tabular/table-rows.js';
 
 interface RegexReplaceArgs {
   pattern: string;

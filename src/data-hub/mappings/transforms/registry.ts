@@ -5,7 +5,8 @@ import { to_decimal_minor, to_integer } from './numbers.js';
 import { regex_replace } from './patterns.js';
 import { schemaErrors } from './schema-errors.js';
 import { lowercase, normalize_arabic, slugify, trim, uppercase } from './text.js';
-import { refuse, type CellValue, type TransformArgsError, type TransformDefinition } from './transform.js';
+import { refuse, type TransformArgsError, type TransformDefinition } from './transform.js';
+import { type CellValue } from '../../../infra/tabular/table-rows.js';
 import { default_, map_values } from './values.js';
 
 /** In the order a mapping usually needs them: clean the text, settle its values, shape lists, read typed values. */

@@ -5,8 +5,9 @@ import {
   normalizeArabic,
   trimEdges,
   type ArabicNormalization,
-} from '../arabic-text.js';
-import { defineTransform, eachItem, eachText, flag, isEmptyScalar, label, NONE, object, quoted, refuse, textOf } from './transform.js';
+} from '../../../common/arabic-text.js';
+import { defineTransform, eachItem, eachText, flag, label, NONE, object, quoted, refuse, textOf } from './transform.js';
+import { isEmptyScalar } from '../../../infra/tabular/table-rows.js';
 
 interface TrimArgs {
   collapseSpaces?: boolean;

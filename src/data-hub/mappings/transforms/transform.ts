@@ -1,10 +1,6 @@
 import type { Bilingual } from '../../../common/bilingual.js';
-import { isBlank } from '../arabic-text.js';
+import type { CellValue, Scalar } from '../../../infra/tabular/table-rows.js';
 import { decimalText } from '../parse-number.js';
-
-/** A source cell as a reader gives it: CSV text, a JSON value, an XLSX cell, or a list (a field with several sources, split text). */
-export type CellValue = string | number | boolean | null | CellValue[];
-export type Scalar = Exclude<CellValue, CellValue[]>;
 
 export type JsonSchema = { readonly [keyword: string]: unknown };
 
@@ -56,18 +52,6 @@ export interface TransformDefinition {
   checkArgs?(args: any): TransformArgsError[];
 }
 
-/** The longest text of a value that a message quotes. */
-const QUOTED_LENGTH = 40;
-
-export function isEmptyScalar(value: Scalar): boolean {
-  return value === null || (typeof value === 'string' && isBlank(value));
-}
-
-/** Empty: no value, text of spaces (and invisible marks) only, or a list whose items are all empty. */
-export function isEmptyCell(value: CellValue): boolean {
-  return Array.isArray(value) ? value.every(isEmptyCell) : isEmptyScalar(value);
-}
-
 /** A scalar as text: numbers in plain decimal notation, true/false as words, no value as "". */
 export function textOf(value: Scalar): string {
   if (value === null) return '';
@@ -88,6 +72,9 @@ export function eachItem(value: CellValue, apply: (item: Scalar) => CellValue): 
 export function eachText(value: CellValue, edit: (text: string) => CellValue): CellValue {
   return eachItem(value, (item) => (typeof item === 'string' ? edit(item) : item));
 }
+
+/** The longest text of a value that a message quotes. */
+const QUOTED_LENGTH = 40;
 
 export function quoted(value: Scalar): string {
   const characters = Array.from(textOf(value));

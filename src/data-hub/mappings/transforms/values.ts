@@ -1,11 +1,9 @@
-import { trimEdges } from '../arabic-text.js';
+import { trimEdges } from '../../../common/arabic-text.js';
 import {
   argsError,
   defineTransform,
   eachItem,
   flag,
-  isEmptyCell,
-  isEmptyScalar,
   label,
   object,
   pathSegment,
@@ -15,6 +13,7 @@ import {
   textOf,
   type TransformArgsError,
 } from './transform.js';
+import { isEmptyCell, isEmptyScalar } from '../../../infra/tabular/table-rows.js';
 
 interface DefaultArgs {
   value: string | number | boolean;
