@@ -1,21 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { RequirePermission } from '../auth/access/decorators.js';
 import { requiredPlan } from '../common/permissions.js';
 import { ConnectorRegistry } from './connectors/connector-registry.js';
 import { CONNECTOR_FORMS } from './connectors/connector-config.dto.js';
-import {
-  ConnectorKindListDoc,
-  MappingDoc,
-  MappingPageDoc,
-  MappingVersionListDoc,
-  RecordRowPageDoc,
-  RejectedRowPageDoc,
-  RunDoc,
-  RunPageDoc,
-  StructureListDoc,
-  TransformListDoc,
-} from './dto/data-hub.response.js';
+import { ConnectorKindListDoc, StructureListDoc, TransformListDoc } from './dto/data-hub.response.js';
 import { TRANSFORMS } from './mappings/transforms/registry.js';
 import { STRUCTURES } from './structures/structures.js';
 
@@ -25,8 +14,6 @@ import { STRUCTURES } from './structures/structures.js';
  * merchant in both languages (`label_en` / `label_ar`) beside the identifier a mapping uses.
  */
 @ApiTags('Data hub')
-// The answers of the mappings' and runs' routes, until those routes name them as their responses.
-@ApiExtraModels(MappingDoc, MappingPageDoc, MappingVersionListDoc, RunDoc, RunPageDoc, RejectedRowPageDoc, RecordRowPageDoc)
 @Controller('admin/data-hub')
 export class DataHubCatalogueController {
   constructor(private readonly connectors: ConnectorRegistry) {}

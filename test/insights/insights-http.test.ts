@@ -46,6 +46,7 @@ describe('Insights over HTTP', () => {
           'currency',
           'dataAsOf',
           'filterable',
+          'sortable',
           'nextCursor',
           'range',
           'report',
@@ -300,6 +301,18 @@ describe('Insights over HTTP', () => {
     expect(methods.items).toEqual([{ value: 'card', label_en: 'Card', label_ar: 'بطاقة' }]);
     expectProblem(await get(owner, '/admin/insights/dimensions/colour/values'), 404, 'unknown_dimension');
     expectProblem(await get(owner, '/admin/insights/dimensions/day/values'), 404, 'unknown_dimension');
+  });
+
+  it('names the measures each report’s table sorts by, and refuses any other sort', async () => {
+    const sortable = async (report: string) => ok(await get(owner, `/admin/insights/reports/${report}?last=30`)).sortable;
+    expect(await sortable('not_selling')).toEqual(['days_since_last_sale', 'stock']);
+    expect(await sortable('late_orders')).toEqual(['late_by']);
+    expect(await sortable('cohorts')).toEqual([]);
+    const products = ok(await get(owner, '/admin/insights/reports/products?last=30'));
+    expect(products.sortable).toEqual(
+      products.columns.filter((column: { kind: string }) => column.kind === 'measure').map((column: { name: string }) => column.name),
+    );
+    expectProblem(await get(owner, '/admin/insights/reports/not_selling?last=30&sort=-units_sold'), 400, 'validation_failed');
   });
 
   it('refuses what it cannot answer with the dashboard’s codes, never a 5xx', async () => {

@@ -2289,6 +2289,14 @@ export interface components {
        *     ]
        */
       filterable: string[];
+      /**
+       * @description The measures the table can be sorted by (`sort`): none for a table whose order is fixed (cohorts, the funnel).
+       * @example [
+       *       "net_sales",
+       *       "units_sold"
+       *     ]
+       */
+      sortable: string[];
       /** @description Money in minor units without tax; ratios 0..1; durations in seconds. */
       totals: {
         [key: string]: number | string | null;
@@ -2834,178 +2842,6 @@ export interface components {
       items: components['schemas']['DeliveryDoc'][];
       nextCursor: string | null;
     };
-    TransformStepDto: {
-      /** @description A transform of GET /transforms. */
-      name: string;
-      /** @description As the transform’s JSON schema says. */
-      args?: {
-        [key: string]: unknown;
-      };
-    };
-    MappingFieldDto: {
-      /** @description Import: a field of the structure. Export: the column written. */
-      target: string;
-      /** @description Import: a field (column) of the source. Export: a field of the structure. Or `sources`, not both. */
-      source?: string;
-      /** @description Several fields, given to the transforms as a list (concat joins them). */
-      sources?: string[];
-      /** @description Applied in order. */
-      transforms?: components['schemas']['TransformStepDto'][];
-    };
-    MappingDoc: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      /**
-       * @description The structure it maps (`GET /structures`).
-       * @enum {string}
-       */
-      structure: 'products' | 'variants' | 'stock' | 'prices' | 'categories' | 'brands' | 'customers' | 'orders';
-      /** @enum {string} */
-      direction: 'import' | 'export';
-      fields: components['schemas']['MappingFieldDto'][];
-      version: number;
-      /** Format: date-time */
-      createdAt: string;
-      /**
-       * Format: date-time
-       * @description When its current version was saved.
-       */
-      updatedAt: string;
-    };
-    MappingPageDoc: {
-      items: components['schemas']['MappingDoc'][];
-      nextCursor: string | null;
-    };
-    MappingVersionDoc: {
-      version: number;
-      name: string;
-      fields: components['schemas']['MappingFieldDto'][];
-      /** @description The version it restored, if it is a restore. */
-      restoredFrom: number | null;
-      /** Format: uuid */
-      createdBy: string;
-      /** Format: date-time */
-      createdAt: string;
-    };
-    MappingVersionListDoc: {
-      items: components['schemas']['MappingVersionDoc'][];
-    };
-    RunCountsDoc: {
-      read?: number;
-      created?: number;
-      changed?: number;
-      unchanged?: number;
-      deactivated?: number;
-      rejected?: number;
-      /** @description An export’s rows written. */
-      sent?: number;
-    };
-    RunFileDoc: {
-      name: string;
-      bytes: number;
-      sha256: string | null;
-    };
-    ShrinkGuardDoc: {
-      maxDeactivatePercent: number;
-      maxDeactivateCount: number;
-    };
-    RunRefusalDoc: {
-      code: string;
-      wouldDeactivate: number;
-      activeRecords: number;
-      percent: number;
-      threshold: components['schemas']['ShrinkGuardDoc'];
-      message_en?: string;
-      message_ar?: string;
-    };
-    RunOverrideDoc: {
-      maxDeactivatePercent: number;
-      reason: string;
-    };
-    RunErrorDoc: {
-      code: string;
-      message_en?: string;
-      message_ar?: string;
-    };
-    RowErrorDoc: {
-      /** @description The target field, or the source column. */
-      field: string;
-      code: string;
-      message_en?: string;
-      message_ar?: string;
-    };
-    RejectedRowDoc: {
-      line: number | null;
-      key: string | null;
-      /** @description The row’s values as read. */
-      values:
-        | (
-            | string
-            | number
-            | boolean
-            | unknown[]
-            | {
-                [key: string]: unknown;
-              }
-          )
-        | null;
-      errors: components['schemas']['RowErrorDoc'][];
-    };
-    RecordRowDoc: {
-      key: string | null;
-      /** Format: uuid */
-      recordId: string | null;
-    };
-    RunRowsDoc: {
-      rejected: components['schemas']['RejectedRowDoc'][];
-      created: components['schemas']['RecordRowDoc'][];
-      deactivated: components['schemas']['RecordRowDoc'][];
-    };
-    RunDoc: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      flowId: string;
-      /** @enum {string} */
-      trigger: 'manual' | 'schedule';
-      preview: boolean;
-      /** @enum {string} */
-      status: 'queued' | 'running' | 'succeeded' | 'failed' | 'refused' | 'missing';
-      counts: components['schemas']['RunCountsDoc'] | null;
-      file: components['schemas']['RunFileDoc'] | null;
-      /** @description A preview’s: the rows it read. */
-      firstRows: number | null;
-      mappingVersion: number | null;
-      /**
-       * @description The setting an export wrote its file with; null for an import.
-       * @enum {string|null}
-       */
-      formulaSafety: 'escape' | 'raw' | null;
-      refusal: components['schemas']['RunRefusalDoc'] | null;
-      override: components['schemas']['RunOverrideDoc'] | null;
-      error: components['schemas']['RunErrorDoc'] | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      startedAt: string | null;
-      /** Format: date-time */
-      finishedAt: string | null;
-      /** @description A preview’s: the first rows of each of its lists. */
-      rows?: components['schemas']['RunRowsDoc'];
-    };
-    RunPageDoc: {
-      items: components['schemas']['RunDoc'][];
-      nextCursor: string | null;
-    };
-    RejectedRowPageDoc: {
-      items: components['schemas']['RejectedRowDoc'][];
-      nextCursor: string | null;
-    };
-    RecordRowPageDoc: {
-      items: components['schemas']['RecordRowDoc'][];
-      nextCursor: string | null;
-    };
     ConnectorFieldDoc: {
       /** @description The member of `config` or `credentials` it fills. */
       name: string;
@@ -3261,6 +3097,49 @@ export interface components {
       modifiedAt: string;
       sha256: string;
     };
+    TransformStepDto: {
+      /** @description A transform of GET /transforms. */
+      name: string;
+      /** @description As the transform’s JSON schema says. */
+      args?: {
+        [key: string]: unknown;
+      };
+    };
+    MappingFieldDto: {
+      /** @description Import: a field of the structure. Export: the column written. */
+      target: string;
+      /** @description Import: a field (column) of the source. Export: a field of the structure. Or `sources`, not both. */
+      source?: string;
+      /** @description Several fields, given to the transforms as a list (concat joins them). */
+      sources?: string[];
+      /** @description Applied in order. */
+      transforms?: components['schemas']['TransformStepDto'][];
+    };
+    MappingDoc: {
+      /** Format: uuid */
+      id: string;
+      name: string;
+      /**
+       * @description The structure it maps (`GET /structures`).
+       * @enum {string}
+       */
+      structure: 'products' | 'variants' | 'stock' | 'prices' | 'categories' | 'brands' | 'customers' | 'orders';
+      /** @enum {string} */
+      direction: 'import' | 'export';
+      fields: components['schemas']['MappingFieldDto'][];
+      version: number;
+      /** Format: date-time */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When its current version was saved.
+       */
+      updatedAt: string;
+    };
+    MappingPageDoc: {
+      items: components['schemas']['MappingDoc'][];
+      nextCursor: string | null;
+    };
     CreateMappingDto: {
       fields: components['schemas']['MappingFieldDto'][];
       name: string;
@@ -3291,6 +3170,20 @@ export interface components {
       /** @description As GET returns it; ignored. */
       readonly updatedAt?: string;
     };
+    MappingVersionDoc: {
+      version: number;
+      name: string;
+      fields: components['schemas']['MappingFieldDto'][];
+      /** @description The version it restored, if it is a restore. */
+      restoredFrom: number | null;
+      /** Format: uuid */
+      createdBy: string;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    MappingVersionListDoc: {
+      items: components['schemas']['MappingVersionDoc'][];
+    };
     RestoreMappingDto: {
       version: number;
     };
@@ -3299,6 +3192,20 @@ export interface components {
       cron: string;
       /** @example Asia/Riyadh */
       timezone: string;
+    };
+    ShrinkGuardDoc: {
+      maxDeactivatePercent: number;
+      maxDeactivateCount: number;
+    };
+    RunCountsDoc: {
+      read?: number;
+      created?: number;
+      changed?: number;
+      unchanged?: number;
+      deactivated?: number;
+      rejected?: number;
+      /** @description An export’s rows written. */
+      sent?: number;
     };
     LastRunDoc: {
       /** Format: uuid */
@@ -3515,6 +3422,107 @@ export interface components {
       file?: string;
       /** @description Lifts the shrink guard for this run alone. */
       overrideShrinkGuard?: components['schemas']['ShrinkGuardOverrideDto'];
+    };
+    RunFileDoc: {
+      name: string;
+      bytes: number;
+      sha256: string | null;
+    };
+    RunRefusalDoc: {
+      code: string;
+      wouldDeactivate: number;
+      activeRecords: number;
+      percent: number;
+      threshold: components['schemas']['ShrinkGuardDoc'];
+      message_en?: string;
+      message_ar?: string;
+    };
+    RunOverrideDoc: {
+      maxDeactivatePercent: number;
+      reason: string;
+    };
+    RunErrorDoc: {
+      code: string;
+      message_en?: string;
+      message_ar?: string;
+    };
+    RowErrorDoc: {
+      /** @description The target field, or the source column. */
+      field: string;
+      code: string;
+      message_en?: string;
+      message_ar?: string;
+    };
+    RejectedRowDoc: {
+      line: number | null;
+      key: string | null;
+      /** @description The row’s values as read. */
+      values:
+        | (
+            | string
+            | number
+            | boolean
+            | unknown[]
+            | {
+                [key: string]: unknown;
+              }
+          )
+        | null;
+      errors: components['schemas']['RowErrorDoc'][];
+    };
+    RecordRowDoc: {
+      key: string | null;
+      /** Format: uuid */
+      recordId: string | null;
+    };
+    RunRowsDoc: {
+      rejected: components['schemas']['RejectedRowDoc'][];
+      created: components['schemas']['RecordRowDoc'][];
+      deactivated: components['schemas']['RecordRowDoc'][];
+    };
+    RunDoc: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      flowId: string;
+      /** @enum {string} */
+      trigger: 'manual' | 'schedule';
+      preview: boolean;
+      /** @enum {string} */
+      status: 'queued' | 'running' | 'succeeded' | 'failed' | 'refused' | 'missing';
+      counts: components['schemas']['RunCountsDoc'] | null;
+      file: components['schemas']['RunFileDoc'] | null;
+      /** @description A preview’s: the rows it read. */
+      firstRows: number | null;
+      mappingVersion: number | null;
+      /**
+       * @description The setting an export wrote its file with; null for an import.
+       * @enum {string|null}
+       */
+      formulaSafety: 'escape' | 'raw' | null;
+      refusal: components['schemas']['RunRefusalDoc'] | null;
+      override: components['schemas']['RunOverrideDoc'] | null;
+      error: components['schemas']['RunErrorDoc'] | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      startedAt: string | null;
+      /** Format: date-time */
+      finishedAt: string | null;
+      /** @description A preview’s: the first rows of each of its lists. */
+      rows?: components['schemas']['RunRowsDoc'];
+    };
+    RunPageDoc: {
+      items: components['schemas']['RunDoc'][];
+      nextCursor: string | null;
+    };
+    RejectedRowPageDoc: {
+      items: components['schemas']['RejectedRowDoc'][];
+      nextCursor: string | null;
+    };
+    RecordRowPageDoc: {
+      items: components['schemas']['RecordRowDoc'][];
+      nextCursor: string | null;
     };
     BilingualText: {
       en: string;
@@ -9222,12 +9230,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `{ items, nextCursor }` */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['MappingPageDoc'];
+        };
       };
       /** @description validation_failed: The request is not valid. See errors for each field. */
       400: {
@@ -9288,7 +9297,9 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['MappingDoc'];
+        };
       };
       /**
        * @description validation_failed: The request is not valid. See errors for each field.
@@ -9351,7 +9362,9 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['MappingDoc'];
+        };
       };
       /**
        * @description unauthenticated: A valid access token is required.
@@ -9414,7 +9427,9 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['MappingDoc'];
+        };
       };
       /**
        * @description validation_failed: The request is not valid. See errors for each field.
@@ -9481,12 +9496,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `{ items: [{ version, name, fields, restoredFrom, createdBy, createdAt }] }` */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['MappingVersionListDoc'];
+        };
       };
       /**
        * @description unauthenticated: A valid access token is required.
@@ -9549,7 +9565,9 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['MappingDoc'];
+        };
       };
       /**
        * @description validation_failed: The request is not valid. See errors for each field.
@@ -9880,12 +9898,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `{ items, nextCursor }` */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['RunPageDoc'];
+        };
       };
       /** @description validation_failed: The request is not valid. See errors for each field. */
       400: {
@@ -9957,14 +9976,18 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['RunDoc'];
+        };
       };
       /** @description The queued run. */
       202: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['RunDoc'];
+        };
       };
       /** @description validation_failed: The request is not valid. See errors for each field. */
       400: {
@@ -10045,7 +10068,9 @@ export interface operations {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['RunDoc'];
+        };
       };
       /**
        * @description unauthenticated: A valid access token is required.
@@ -10103,12 +10128,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `{ items, nextCursor }` */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['RejectedRowPageDoc'];
+        };
       };
       /** @description validation_failed: The request is not valid. See errors for each field. */
       400: {
@@ -10175,12 +10201,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `{ items, nextCursor }` */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['RecordRowPageDoc'];
+        };
       };
       /** @description validation_failed: The request is not valid. See errors for each field. */
       400: {
@@ -10247,12 +10274,13 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `{ items, nextCursor }` */
       200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': components['schemas']['RecordRowPageDoc'];
+        };
       };
       /** @description validation_failed: The request is not valid. See errors for each field. */
       400: {

@@ -14,7 +14,6 @@ export type ChartKind = 'line' | 'bar' | 'heatmap' | 'funnel' | 'table';
 export interface ReportView {
   name: ReportName;
   chart: ChartKind;
-  sortable?: readonly string[];
 }
 
 const VIEWS: Record<ReportName, Omit<ReportView, 'name'>> = {
@@ -23,16 +22,16 @@ const VIEWS: Record<ReportName, Omit<ReportView, 'name'>> = {
   variants: { chart: 'bar' },
   categories: { chart: 'bar' },
   brands: { chart: 'bar' },
-  not_selling: { chart: 'table', sortable: ['days_since_last_sale', 'stock'] },
+  not_selling: { chart: 'table' },
   customers: { chart: 'bar' },
-  cohorts: { chart: 'heatmap', sortable: [] },
+  cohorts: { chart: 'heatmap' },
   top_customers: { chart: 'bar' },
   customer_groups: { chart: 'bar' },
   fulfilment: { chart: 'bar' },
-  late_orders: { chart: 'line', sortable: ['late_by'] },
+  late_orders: { chart: 'line' },
   payments: { chart: 'bar' },
   tax: { chart: 'line' },
-  funnel: { chart: 'funnel', sortable: [] },
+  funnel: { chart: 'funnel' },
   searches: { chart: 'bar' },
 };
 export const REPORTS: readonly ReportView[] = Object.entries(VIEWS).map(([name, view]) => ({ name: name as ReportName, ...view }));

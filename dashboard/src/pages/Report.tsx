@@ -63,7 +63,7 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
       {error ? <ProblemView error={error} lang={lang} fields /> : null}
       <ReportFilters query={query} filterable={data?.filterable} error={error} />
       {!data && !error ? <p role="status">{t('app.loading')}</p> : null}
-      {data && whole ? <ResultView data={data} title={title} sortable={entry.sortable} /> : null}
+      {data && whole ? <ResultView data={data} title={title} /> : null}
       {data && !whole ? (
         <>
           <ReportChart data={data} title={title} ranked={sortedBy} />
@@ -73,7 +73,7 @@ export function Report({ name, query }: { name: string; query: URLSearchParams }
             rows={data.rows}
             columns={data.columns}
             sort={sort}
-            sortable={entry.sortable}
+            sortable={data.sortable}
             onSort={(next) => navigate(withQuery({ sort: next }))}
           />
           {pages.next || pages.previous ? (

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { RecordRowPageDoc, RejectedRowPageDoc, RunDoc, RunPageDoc } from '../dto/data-hub.response.js';
 import type { FastifyReply } from 'fastify';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
 import type { AdminPrincipal } from '../../auth/principal.js';
@@ -20,8 +21,8 @@ export class RunsController {
     description:
       '`preview: true` computes the run and answers it (200) with its counts and the first rows of each list, writing nothing; otherwise the run is queued (202). One run of a flow at a time (409 run_in_progress).',
   })
-  @ApiOkResponse({ description: 'The preview run.' })
-  @ApiAcceptedResponse({ description: 'The queued run.' })
+  @ApiOkResponse({ description: 'The preview run.', type: RunDoc })
+  @ApiAcceptedResponse({ description: 'The queued run.', type: RunDoc })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED', 'connection_not_active', 'run_in_progress'], 'admin')
   async start(
     @Param('id') id: string,
@@ -37,7 +38,7 @@ export class RunsController {
   @Get('flows/:id/runs')
   @RequirePermission('data.flows.read')
   @ApiOperation({ summary: 'Every run of a flow, refusals and previews included', description: 'Newest first.' })
-  @ApiOkResponse({ description: '`{ items, nextCursor }`' })
+  @ApiOkResponse({ type: RunPageDoc })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
   list(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.runs.list(admin, id, query);
@@ -46,7 +47,7 @@ export class RunsController {
   @Get('runs/:id')
   @RequirePermission('data.flows.read')
   @ApiOperation({ summary: 'One run with its counts and outcome' })
-  @ApiOkResponse({ description: 'The run.' })
+  @ApiOkResponse({ description: 'The run.', type: RunDoc })
   @ApiProblemResponses(['NOT_FOUND'], 'admin')
   get(@Param('id') id: string, @CurrentAdmin() admin: AdminPrincipal) {
     return this.runs.get(admin, id);
@@ -59,7 +60,7 @@ export class RunsController {
     description:
       '`{ line, values, errors: [{ field, code, message_en, message_ar }] }`, in order. `line` is the file’s line (the header counts), or for a `database_read` query the row’s ordinal (the first row is 1).',
   })
-  @ApiOkResponse({ description: '`{ items, nextCursor }`' })
+  @ApiOkResponse({ type: RejectedRowPageDoc })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
   rejected(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.runs.rows(admin, id, 'rejected', query);
@@ -68,7 +69,7 @@ export class RunsController {
   @Get('runs/:id/created')
   @RequirePermission('data.flows.read')
   @ApiOperation({ summary: 'Records the run created', description: '`{ key, recordId }`' })
-  @ApiOkResponse({ description: '`{ items, nextCursor }`' })
+  @ApiOkResponse({ type: RecordRowPageDoc })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
   created(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.runs.rows(admin, id, 'created', query);
@@ -77,7 +78,7 @@ export class RunsController {
   @Get('runs/:id/deactivated')
   @RequirePermission('data.flows.read')
   @ApiOperation({ summary: 'Records the run deactivated', description: '`{ key, recordId }`; a preview lists what it would deactivate.' })
-  @ApiOkResponse({ description: '`{ items, nextCursor }`' })
+  @ApiOkResponse({ type: RecordRowPageDoc })
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
   deactivated(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.runs.rows(admin, id, 'deactivated', query);

@@ -84,6 +84,7 @@ export class BuilderService {
       currency: calendar.currency,
       columns: columnsOf(dimensions, measures),
       filterable: readableDimensions(admin, this.engine.filterable([main])),
+      sortable: measures.map((measure) => measure.name),
       totals: totals.rows[0] ?? {},
       compareTotals: compareTotals ? (compareTotals.rows[0] ?? {}) : null,
       series,

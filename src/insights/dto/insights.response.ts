@@ -54,6 +54,12 @@ export class ReportResponseDoc {
       'The dimensions the report can be filtered by (`filter[]`, the builder’s `filters`), beside the filters it has: those every query of its figures can take. Any other is 400 validation_failed on that filter.',
   })
   filterable: string[];
+  @ApiProperty({
+    type: [String],
+    example: ['net_sales', 'units_sold'],
+    description: 'The measures the table can be sorted by (`sort`): none for a table whose order is fixed (cohorts, the funnel).',
+  })
+  sortable: string[];
   @ApiProperty({ ...FIGURES, description: 'Money in minor units without tax; ratios 0..1; durations in seconds.' })
   totals: Record<string, unknown>;
   @ApiProperty({ ...FIGURES, nullable: true }) compareTotals: Record<string, unknown> | null;

@@ -56,6 +56,8 @@ export interface ReportResponse {
   columns: ReportColumnDoc[];
   /** The dimensions the report can be filtered by, beside the filters it has. */
   filterable: string[];
+  /** The measures its table can be sorted by (`sort`). */
+  sortable: string[];
   totals: Values;
   compareTotals: Values | null;
   series: Values[];
@@ -116,6 +118,7 @@ export class ReportService {
       currency: calendar.currency,
       columns: this.columns(def, resolved.grain),
       filterable: readableDimensions(admin, this.filterable(request)),
+      sortable: REPORT_TABLES[def.table.kind].sortable(def.table),
       totals: { ...totals, ...table.totals },
       compareTotals,
       series,

@@ -133,8 +133,8 @@ export function ReportTable({
   columns: Column[];
   rows: Row[];
   sort: string;
-  /** The measures it sorts by; every one when not given. */
-  sortable?: readonly string[];
+  /** The measures it sorts by, as the answer names them. */
+  sortable: readonly string[];
   onSort: (sort: string) => void;
   paging?: Paging;
 }) {
@@ -155,7 +155,7 @@ export function ReportTable({
             numeric: column.kind === 'measure',
             cell: (row: Row) => valueText(row, column, lang, fmt),
             sort:
-              column.kind === 'measure' && (sortable?.includes(column.name) ?? true)
+              column.kind === 'measure' && sortable.includes(column.name)
                 ? { order, toggle: () => onSort(order === 'descending' ? column.name : `-${column.name}`) }
                 : undefined,
           };
@@ -179,10 +179,10 @@ function sortRows(rows: Row[], sort: string): Row[] {
 
 /**
  * An answer that holds all its rows (a builder or saved report's, up to 5,000; the cohorts' whole triangle):
- * its chart, totals and table, sorted (by `sortable`'s measures when given) and paged here, without asking
- * the service again.
+ * its chart, totals and table, sorted (by the measures the answer names `sortable`) and paged here, without
+ * asking the service again.
  */
-export function ResultView({ data, title, sortable }: { data: ReportResponse; title: string; sortable?: readonly string[] }) {
+export function ResultView({ data, title }: { data: ReportResponse; title: string }) {
   const [sort, setSort] = useState('');
   const [page, setPage] = useState(0);
   useEffect(() => {
@@ -201,7 +201,7 @@ export function ResultView({ data, title, sortable }: { data: ReportResponse; ti
         columns={data.columns}
         rows={sorted.rows.slice(page * RESULT_PAGE_ROWS, (page + 1) * RESULT_PAGE_ROWS)}
         sort={sort}
-        sortable={sortable}
+        sortable={data.sortable}
         onSort={(next) => {
           setSort(next);
           setPage(0);
