@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { ApiError } from '../common/errors/api-error.js';
 import { randomToken, sha256Hex } from '../infra/crypto/secrets.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from './token-lifetimes.js';
 
@@ -56,4 +57,33 @@ export async function rotateRefreshToken(
     values (${consumed.sessionId}, ${sha256Hex(refreshToken)}, now() + make_interval(secs => ${REFRESH_TOKEN_TTL_SECONDS}))
     returning expires_at`.execute(db);
   return { refreshToken, refreshTokenExpiresAt: new Date(inserted.expires_at) };
+}
+
+/** What presenting a refresh token came to: the session's next tokens, a replay of a spent one, or a refusal. */
+export type RefreshOutcome<Session, Refusal extends string> =
+  | { kind: 'issued'; session: Session; refreshToken: string; refreshTokenExpiresAt: Date }
+  | { kind: 'refused'; code: Refusal }
+  | { kind: 'reused'; sessionId: string };
+
+/**
+ * Settles a refresh of any kind of session: the next tokens issued; a replay past the grace ends the
+ * session and is refused as reuse; anything else refused with its code (as `refusal` words it).
+ */
+export async function settleRefresh<Session, Issued, Refusal extends string>(
+  outcome: RefreshOutcome<Session, Refusal>,
+  session: {
+    issue(session: Session, refreshToken: string, refreshTokenExpiresAt: Date): Promise<Issued>;
+    revoke(sessionId: string, reason: string): Promise<void>;
+  },
+  refusal: (code: Refusal) => Error,
+): Promise<Issued> {
+  switch (outcome.kind) {
+    case 'issued':
+      return session.issue(outcome.session, outcome.refreshToken, outcome.refreshTokenExpiresAt);
+    case 'reused':
+      await session.revoke(outcome.sessionId, 'refresh_token_reuse');
+      throw new ApiError('REFRESH_TOKEN_REUSED');
+    case 'refused':
+      throw refusal(outcome.code);
+  }
 }

@@ -6,7 +6,14 @@ import { ApiError } from '../common/errors/api-error.js';
 import { AppConfig } from '../infra/config/app-config.js';
 import { StorefrontEventRecorder } from '../storefront/events/storefront-event-recorder.js';
 import { randomToken, sha256Hex } from '../infra/crypto/secrets.js';
-import { isWellFormedRefreshToken, newRefreshToken, replayRevokesSession, rotateRefreshToken } from './refresh-tokens.js';
+import {
+  isWellFormedRefreshToken,
+  newRefreshToken,
+  replayRevokesSession,
+  rotateRefreshToken,
+  settleRefresh,
+  type RefreshOutcome,
+} from './refresh-tokens.js';
 import type { ResolvedApiKey } from '../stores/api-key.service.js';
 import { isScope, type Scope } from '../common/scopes.js';
 import type { Transport } from './entities/session.entity.js';
@@ -41,10 +48,7 @@ interface RefreshLookupRow extends SessionRow {
   consumed_seconds_ago: number | null;
 }
 
-type RefreshOutcome =
-  | { kind: 'issued'; session: SessionRow; refreshToken: string; refreshTokenExpiresAt: Date }
-  | { kind: 'refused'; code: 'INVALID_REFRESH_TOKEN' | 'INVALID_API_KEY' | 'REFRESH_TOKEN_REUSED' }
-  | { kind: 'reused'; sessionId: string };
+type ConsumedToken = RefreshOutcome<SessionRow, 'INVALID_REFRESH_TOKEN' | 'INVALID_API_KEY' | 'REFRESH_TOKEN_REUSED'>;
 
 export function csrfHash(csrfToken: string): string {
   return createHash('sha256').update(csrfToken).digest('base64url').slice(0, 22);
@@ -77,15 +81,11 @@ export class SessionService {
   async refresh(key: ResolvedApiKey, presentedToken: string | undefined): Promise<IssuedSession> {
     if (!isWellFormedRefreshToken(presentedToken)) throw new ApiError('INVALID_REFRESH_TOKEN');
     const outcome = await this.consume(key, sha256Hex(presentedToken));
-    switch (outcome.kind) {
-      case 'issued':
-        return this.issue(outcome.session, outcome.refreshToken, outcome.refreshTokenExpiresAt);
-      case 'reused':
-        await this.revoke(outcome.sessionId, 'refresh_token_reuse');
-        throw new ApiError('REFRESH_TOKEN_REUSED');
-      case 'refused':
-        throw new ApiError(outcome.code);
-    }
+    return settleRefresh(
+      outcome,
+      { issue: (...args) => this.issue(...args), revoke: (...args) => this.revoke(...args) },
+      (code) => new ApiError(code),
+    );
   }
 
   async revoke(sessionId: string, reason: string): Promise<void> {
@@ -94,8 +94,8 @@ export class SessionService {
     );
   }
 
-  private consume(key: ResolvedApiKey, tokenHash: string): Promise<RefreshOutcome> {
-    return this.em.fork().transactional(async (em): Promise<RefreshOutcome> => {
+  private consume(key: ResolvedApiKey, tokenHash: string): Promise<ConsumedToken> {
+    return this.em.fork().transactional(async (em): Promise<ConsumedToken> => {
       const db = em.getKysely();
       const {
         rows: [row],
@@ -125,7 +125,7 @@ export class SessionService {
   }
 
   /** RFC 9700 reuse detection, softened for racing tabs: inside the grace window a replay only fails. */
-  private replay(row: RefreshLookupRow): RefreshOutcome {
+  private replay(row: RefreshLookupRow): ConsumedToken {
     if (!replayRevokesSession(row.consumed_seconds_ago ?? 0, this.config.REFRESH_REUSE_GRACE_SECONDS)) {
       return { kind: 'refused', code: 'REFRESH_TOKEN_REUSED' };
     }

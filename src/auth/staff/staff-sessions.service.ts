@@ -8,7 +8,14 @@ import { randomToken, sha256Hex } from '../../infra/crypto/secrets.js';
 import { DashboardPrincipals } from '../dashboard/dashboard-principals.js';
 import { AdminTokenService } from '../dashboard/admin-token.service.js';
 import type { Transport } from '../entities/session.entity.js';
-import { isWellFormedRefreshToken, newRefreshToken, replayRevokesSession, rotateRefreshToken } from '../refresh-tokens.js';
+import {
+  isWellFormedRefreshToken,
+  newRefreshToken,
+  replayRevokesSession,
+  rotateRefreshToken,
+  settleRefresh,
+  type RefreshOutcome,
+} from '../refresh-tokens.js';
 import { csrfHash, type IssuedSession } from '../session.service.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from '../token-lifetimes.js';
 import { normalizeStaffEmail } from './staff-members.service.js';
@@ -35,10 +42,7 @@ interface RefreshLookupRow extends StaffSessionRow {
   consumed_seconds_ago: number | null;
 }
 
-type RefreshOutcome =
-  | { kind: 'issued'; session: StaffSessionRow; refreshToken: string; refreshTokenExpiresAt: Date }
-  | { kind: 'refused'; code: 'INVALID_REFRESH_TOKEN' | 'REFRESH_TOKEN_REUSED' }
-  | { kind: 'reused'; sessionId: string };
+type ConsumedToken = RefreshOutcome<StaffSessionRow, 'INVALID_REFRESH_TOKEN' | 'REFRESH_TOKEN_REUSED'>;
 
 /** The storefront's wording names an API key, which the dashboard has none of. */
 const INVALID_REFRESH_TOKEN_MESSAGE = {
@@ -109,15 +113,9 @@ export class StaffSessions {
   async refresh(presentedToken: string | undefined): Promise<IssuedStaffSession> {
     if (!isWellFormedRefreshToken(presentedToken)) throw invalidRefreshToken();
     const outcome = await this.consume(sha256Hex(presentedToken));
-    switch (outcome.kind) {
-      case 'issued':
-        return this.issue(outcome.session, outcome.refreshToken, outcome.refreshTokenExpiresAt);
-      case 'reused':
-        await this.revoke(outcome.sessionId, 'refresh_token_reuse');
-        throw new ApiError('REFRESH_TOKEN_REUSED');
-      case 'refused':
-        throw outcome.code === 'INVALID_REFRESH_TOKEN' ? invalidRefreshToken() : new ApiError(outcome.code);
-    }
+    return settleRefresh(outcome, { issue: (...args) => this.issue(...args), revoke: (...args) => this.revoke(...args) }, (code) =>
+      code === 'INVALID_REFRESH_TOKEN' ? invalidRefreshToken() : new ApiError(code),
+    );
   }
 
   /** Ends the session: its access token stops working on the next request, on every instance. Idempotent. */
@@ -132,8 +130,8 @@ export class StaffSessions {
     await this.principals.publish(`session:${sessionId}`);
   }
 
-  private consume(tokenHash: string): Promise<RefreshOutcome> {
-    return this.em.fork().transactional(async (em): Promise<RefreshOutcome> => {
+  private consume(tokenHash: string): Promise<ConsumedToken> {
+    return this.em.fork().transactional(async (em): Promise<ConsumedToken> => {
       const db = em.getKysely();
       const {
         rows: [row],
