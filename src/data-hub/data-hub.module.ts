@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DashboardModule } from '../auth/dashboard/dashboard.module.js';
-import { DataHubCatalogueController } from './catalogue.controller.js';
+import { DataHubReferenceController } from './reference.controller.js';
 import { ConnectionsController } from './connections/connections.controller.js';
 import { ConnectionsModule } from './connections/connections.module.js';
 import { DropFilesService } from './connections/drop-files.service.js';
@@ -24,7 +24,7 @@ import { StoresModule } from '../stores/stores.module.js';
  */
 @Module({
   imports: [DashboardModule, ConnectionsModule, NotificationsModule, StoresModule],
-  controllers: [DataHubCatalogueController, ConnectionsController, MappingsController, FlowsController, RunsController],
+  controllers: [DataHubReferenceController, ConnectionsController, MappingsController, FlowsController, RunsController],
   providers: [DropFilesService, MappingsService, FlowsService, RunsDatabase, ImportRunner, ExportRunner, RunsService, FlowDispatcher],
 })
 export class DataHubModule {}

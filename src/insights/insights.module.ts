@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { MERCHANT_LANGUAGE } from '../common/merchant-language.js';
 import { BuilderController } from './builder/builder.controller.js';
 import { BuilderService } from './builder/builder.service.js';
-import { InsightsCatalogueController } from './catalogue/insights-catalogue.controller.js';
+import { InsightsReferenceController } from './reference/insights-reference.controller.js';
 import { DimensionValues } from './query/dimension-values.js';
 import { FreshnessService } from './query/freshness.js';
 import { QueryEngine } from './query/query-engine.js';
@@ -36,7 +36,7 @@ import { NotificationsModule } from '../notifications/notifications.module.js';
   controllers: [
     ReportsController,
     BuilderController,
-    InsightsCatalogueController,
+    InsightsReferenceController,
     SavedReportsController,
     InsightsSettingsController,
     ExportsController,

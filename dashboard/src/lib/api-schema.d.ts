@@ -651,7 +651,7 @@ export interface paths {
       cookie?: never;
     };
     /** The built-in reports, each with the area whose view permission reads it and the plan that first has that area */
-    get: operations['InsightsCatalogueController_reports'];
+    get: operations['InsightsReferenceController_reports'];
     put?: never;
     post?: never;
     delete?: never;
@@ -668,7 +668,7 @@ export interface paths {
       cookie?: never;
     };
     /** Every measure reports and the builder accept, with what it can be split by */
-    get: operations['InsightsCatalogueController_measures'];
+    get: operations['InsightsReferenceController_measures'];
     put?: never;
     post?: never;
     delete?: never;
@@ -685,7 +685,7 @@ export interface paths {
       cookie?: never;
     };
     /** Every dimension reports and the builder split or filter by */
-    get: operations['InsightsCatalogueController_dimensions'];
+    get: operations['InsightsReferenceController_dimensions'];
     put?: never;
     post?: never;
     delete?: never;
@@ -702,7 +702,7 @@ export interface paths {
       cookie?: never;
     };
     /** Values of a filterable dimension, searched in English or Arabic; needs the view permission of its area */
-    get: operations['InsightsCatalogueController_dimensionValues'];
+    get: operations['InsightsReferenceController_dimensionValues'];
     put?: never;
     post?: never;
     delete?: never;
@@ -719,7 +719,7 @@ export interface paths {
       cookie?: never;
     };
     /** How current the figures are: data freshness, time zone, currency, sources */
-    get: operations['InsightsCatalogueController_status'];
+    get: operations['InsightsReferenceController_status'];
     put?: never;
     post?: never;
     delete?: never;
@@ -969,7 +969,7 @@ export interface paths {
      * The kinds of connection and what each takes
      * @description Each kind with the plan entitlement it needs, whether it is a file kind (flows read and write its files, reports are delivered to it) and the members of its `config` and write-only `credentials`, in the order a form shows them.
      */
-    get: operations['DataHubCatalogueController_connectorKinds'];
+    get: operations['DataHubReferenceController_connectorKinds'];
     put?: never;
     post?: never;
     delete?: never;
@@ -989,7 +989,7 @@ export interface paths {
      * Record structures flows can carry
      * @description Each with its label in English and Arabic, its directions, natural key, fields (label, type, required, bilingual description) and what a `replace` import does to records a file no longer holds. `name` is the identifier a mapping names; `label_en` / `label_ar` are what a merchant reads ("Price before discount" for `compare_at_price`).
      */
-    get: operations['DataHubCatalogueController_structures'];
+    get: operations['DataHubReferenceController_structures'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1009,7 +1009,7 @@ export interface paths {
      * Transforms available to mappings
      * @description Each with its label in English and Arabic, the JSON schema of its args, the label of each arg (`argLabels`, by the name of the property in `args.properties`) and a bilingual description. `name` and the args’ property names are the identifiers a mapping uses.
      */
-    get: operations['DataHubCatalogueController_transforms'];
+    get: operations['DataHubReferenceController_transforms'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2387,7 +2387,7 @@ export interface components {
       /** @description Only the first N rows by the sort (a top N). Without it, every row, up to 5,000. */
       limit?: number;
     };
-    ReportCatalogueEntryDoc: {
+    ReportEntryDoc: {
       /** @enum {string} */
       name:
         | 'overview'
@@ -2417,10 +2417,10 @@ export interface components {
        */
       plan: 'basic' | 'growth' | 'pro';
     };
-    ReportCatalogueDoc: {
-      items: components['schemas']['ReportCatalogueEntryDoc'][];
+    ReportListDoc: {
+      items: components['schemas']['ReportEntryDoc'][];
     };
-    CatalogueEntryDoc: {
+    ReferenceEntryDoc: {
       name: string;
       /** @description Whose view permission reads it; null for time grains. */
       area: string | null;
@@ -2444,8 +2444,8 @@ export interface components {
       filterable?: boolean;
       operators?: ('in' | 'not_in' | 'contains' | 'gt' | 'gte' | 'lt' | 'lte' | 'between' | 'is_set' | 'is_not_set')[];
     };
-    CatalogueListDoc: {
-      items: components['schemas']['CatalogueEntryDoc'][];
+    ReferenceListDoc: {
+      items: components['schemas']['ReferenceEntryDoc'][];
     };
     DimensionValueDoc: {
       value: string;
@@ -6721,7 +6721,7 @@ export interface operations {
       };
     };
   };
-  InsightsCatalogueController_reports: {
+  InsightsReferenceController_reports: {
     parameters: {
       query?: never;
       header?: never;
@@ -6735,7 +6735,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ReportCatalogueDoc'];
+          'application/json': components['schemas']['ReportListDoc'];
         };
       };
       /**
@@ -6770,7 +6770,7 @@ export interface operations {
       };
     };
   };
-  InsightsCatalogueController_measures: {
+  InsightsReferenceController_measures: {
     parameters: {
       query?: never;
       header?: never;
@@ -6784,7 +6784,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['CatalogueListDoc'];
+          'application/json': components['schemas']['ReferenceListDoc'];
         };
       };
       /**
@@ -6819,7 +6819,7 @@ export interface operations {
       };
     };
   };
-  InsightsCatalogueController_dimensions: {
+  InsightsReferenceController_dimensions: {
     parameters: {
       query?: never;
       header?: never;
@@ -6833,7 +6833,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['CatalogueListDoc'];
+          'application/json': components['schemas']['ReferenceListDoc'];
         };
       };
       /**
@@ -6868,7 +6868,7 @@ export interface operations {
       };
     };
   };
-  InsightsCatalogueController_dimensionValues: {
+  InsightsReferenceController_dimensionValues: {
     parameters: {
       query?: {
         limit?: number;
@@ -6945,7 +6945,7 @@ export interface operations {
       };
     };
   };
-  InsightsCatalogueController_status: {
+  InsightsReferenceController_status: {
     parameters: {
       query?: never;
       header?: never;
@@ -8324,7 +8324,7 @@ export interface operations {
       };
     };
   };
-  DataHubCatalogueController_connectorKinds: {
+  DataHubReferenceController_connectorKinds: {
     parameters: {
       query?: never;
       header?: never;
@@ -8373,7 +8373,7 @@ export interface operations {
       };
     };
   };
-  DataHubCatalogueController_structures: {
+  DataHubReferenceController_structures: {
     parameters: {
       query?: never;
       header?: never;
@@ -8422,7 +8422,7 @@ export interface operations {
       };
     };
   };
-  DataHubCatalogueController_transforms: {
+  DataHubReferenceController_transforms: {
     parameters: {
       query?: never;
       header?: never;

@@ -3,7 +3,7 @@ import type { Lang, MessageKey } from '../i18n/messages.js';
 import type { Row, Schema } from './types.js';
 
 /** A built-in report's name, as `GET /admin/insights/reports` lists them with their areas and plans. */
-export type ReportName = Schema<'ReportCatalogueEntryDoc'>['name'];
+export type ReportName = Schema<'ReportEntryDoc'>['name'];
 
 /**
  * How the dashboard shows each built-in report: the chart that suits its shape (a line over time, bars for a

@@ -13,7 +13,7 @@ export type Row = ReportResponse['rows'][number];
 export type Direction = NonNullable<Column['direction']>;
 
 /** Insights catalogue, builder, saved reports, exports, schedules and settings (contract section 8). */
-export type CatalogueItem = Schema<'CatalogueEntryDoc'>;
+export type ReferenceItem = Schema<'ReferenceEntryDoc'>;
 export type DimensionValue = Schema<'DimensionValueDoc'>;
 export type BuilderQuery = Schema<'BuilderRunDto'>;
 export type BuilderFilter = Schema<'BuilderFilterDto'>;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AdminPrincipal } from '../../auth/principal.js';
 import type { InsightsArea } from '../../common/permissions.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
-import { dimensionsOf, operatorsOf } from '../definitions/catalogue.js';
+import { dimensionsOf, operatorsOf } from '../definitions/reference.js';
 import { dimensionNamed, isTimeGrain, type DimensionDef, type TimeGrain } from '../definitions/dimensions.js';
 import { emptyValueOf, measureNamed, type MeasureDef } from '../definitions/measures.js';
 import { readableDimensions, requireAreas } from '../query/area-access.js';

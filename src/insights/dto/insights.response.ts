@@ -94,7 +94,7 @@ export class ReportResponseDoc {
   @ApiProperty({ format: 'date-time', description: 'Everything recorded before this instant is in the figures.' }) dataAsOf: string;
 }
 
-export class CatalogueEntryDoc {
+export class ReferenceEntryDoc {
   @ApiProperty() name: string;
   @ApiProperty({ type: 'string', nullable: true, description: 'Whose view permission reads it; null for time grains.' }) area:
     string | null;
@@ -112,18 +112,18 @@ export class CatalogueEntryDoc {
   @ApiPropertyOptional({ enum: FILTER_OPERATORS, isArray: true }) operators?: string[];
 }
 
-export class CatalogueListDoc {
-  @ApiProperty({ type: [CatalogueEntryDoc] }) items: CatalogueEntryDoc[];
+export class ReferenceListDoc {
+  @ApiProperty({ type: [ReferenceEntryDoc] }) items: ReferenceEntryDoc[];
 }
 
-export class ReportCatalogueEntryDoc {
+export class ReportEntryDoc {
   @ApiProperty({ enum: REPORT_NAMES }) name: string;
   @ApiProperty({ enum: INSIGHTS_AREAS, description: 'Whose view permission (`insights.<area>.view`) reads it.' }) area: string;
   @ApiProperty({ enum: STORE_PLANS, description: 'The plan that first has its area.' }) plan: string;
 }
 
-export class ReportCatalogueDoc {
-  @ApiProperty({ type: [ReportCatalogueEntryDoc] }) items: ReportCatalogueEntryDoc[];
+export class ReportListDoc {
+  @ApiProperty({ type: [ReportEntryDoc] }) items: ReportEntryDoc[];
 }
 
 export class DimensionValueDoc {

@@ -9,7 +9,7 @@ import { useLoad } from '../../lib/load.js';
 import type {
   BuilderFilter,
   BuilderQuery,
-  CatalogueItem,
+  ReferenceItem,
   ExportSource,
   InsightsExport,
   ReportResponse,
@@ -82,7 +82,7 @@ function MeasurePicker({
   chosen,
   onChange,
 }: {
-  measures: CatalogueItem[];
+  measures: ReferenceItem[];
   chosen: string[];
   onChange: (chosen: string[]) => void;
 }) {
@@ -147,7 +147,7 @@ function BuilderForm({
   opened,
 }: {
   query: URLSearchParams;
-  cat: { measures: CatalogueItem[]; dimensions: CatalogueItem[] };
+  cat: { measures: ReferenceItem[]; dimensions: ReferenceItem[] };
   opened: SavedReport | null;
 }) {
   const { t, tn, lang, fmt, can, canWrite, entitled } = useApp();

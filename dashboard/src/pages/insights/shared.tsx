@@ -4,13 +4,13 @@ import type { MessageKey } from '../../i18n/messages.js';
 import { answer, client, get } from '../../lib/api.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { useLoad, useReloadWhile } from '../../lib/load.js';
-import type { CatalogueItem, DimensionValue, ExportSource, InsightsExport } from '../../lib/types.js';
+import type { ReferenceItem, DimensionValue, ExportSource, InsightsExport } from '../../lib/types.js';
 
-let catalogue: Promise<{ measures: CatalogueItem[]; dimensions: CatalogueItem[] }> | null = null;
+let catalogue: Promise<{ measures: ReferenceItem[]; dimensions: ReferenceItem[] }> | null = null;
 
 /** `GET /measures` and `GET /dimensions`, once per page load. */
-export function useCatalogue(): { measures: CatalogueItem[]; dimensions: CatalogueItem[] } | null {
-  const [value, setValue] = useState<{ measures: CatalogueItem[]; dimensions: CatalogueItem[] } | null>(null);
+export function useCatalogue(): { measures: ReferenceItem[]; dimensions: ReferenceItem[] } | null {
+  const [value, setValue] = useState<{ measures: ReferenceItem[]; dimensions: ReferenceItem[] } | null>(null);
   useEffect(() => {
     catalogue ??= Promise.all([get('/admin/insights/measures'), get('/admin/insights/dimensions')]).then(([measures, dimensions]) => ({
       measures: measures.items,

@@ -7,7 +7,7 @@ import { FILTER_OPERATORS } from './filters.js';
 import { requiredPlan, type InsightsArea, type StorePlan } from '../../common/permissions.js';
 
 /** An entry of `GET /measures` or `GET /dimensions` (contract section 8). */
-export interface CatalogueEntry {
+export interface ReferenceEntry {
   name: string;
   area: string | null;
   type: string;
@@ -53,7 +53,7 @@ function reportsShowing(name: string): string[] {
     .map((report) => report.name);
 }
 
-export function measureCatalogue(): CatalogueEntry[] {
+export function measureReference(): ReferenceEntry[] {
   return [
     ...MEASURES.map((measure) => ({
       name: measure.name,
@@ -91,7 +91,7 @@ export function operatorsOf(dimension: DimensionDef): string[] {
   return FILTER_OPERATORS.filter((op) => op !== 'contains');
 }
 
-export function dimensionCatalogue(): CatalogueEntry[] {
+export function dimensionReference(): ReferenceEntry[] {
   return DIMENSIONS.map((dimension) => ({
     name: dimension.name,
     area: dimension.area,
@@ -107,12 +107,12 @@ export function dimensionCatalogue(): CatalogueEntry[] {
 }
 
 /** An entry of `GET /reports`: a built-in report, the area whose view permission reads it and the plan that first has that area. */
-export interface ReportCatalogueEntry {
+export interface ReportEntry {
   name: ReportName;
   area: InsightsArea;
   plan: StorePlan;
 }
 
-export function reportCatalogue(): ReportCatalogueEntry[] {
+export function reportReference(): ReportEntry[] {
   return REPORT_NAMES.map((name) => ({ name, area: REPORTS[name].area, plan: requiredPlan(`area:${REPORTS[name].area}`) }));
 }

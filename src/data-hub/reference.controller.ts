@@ -15,7 +15,7 @@ import { STRUCTURES } from './structures/structures.js';
  */
 @ApiTags('Data hub')
 @Controller('admin/data-hub')
-export class DataHubCatalogueController {
+export class DataHubReferenceController {
   constructor(private readonly connectors: ConnectorRegistry) {}
 
   @Get('connectors')

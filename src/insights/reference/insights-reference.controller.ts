@@ -8,19 +8,19 @@ import { ApiProblemResponses, ProblemDocument } from '../../common/errors/openap
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
 import { dimensionNamed } from '../definitions/dimensions.js';
-import { CatalogueListDoc, DimensionValuesDoc, ReportCatalogueDoc, StatusDoc } from '../dto/insights.response.js';
+import { ReferenceListDoc, DimensionValuesDoc, ReportListDoc, StatusDoc } from '../dto/insights.response.js';
 import { DimensionValuesQueryDto } from '../dto/values-query.dto.js';
 import { requireAreas } from '../query/area-access.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import { StoreCalendars } from '../query/store-calendar.js';
 import { InsightsSettingsService } from '../settings/insights-settings.service.js';
-import { dimensionCatalogue, measureCatalogue, reportCatalogue } from '../definitions/catalogue.js';
+import { dimensionReference, measureReference, reportReference } from '../definitions/reference.js';
 
 /** What Insights can show: its reports, measures and dimensions, the values a filter can take, and how current the figures are. */
 @ApiTags('Insights')
 @Controller('admin/insights')
-export class InsightsCatalogueController {
+export class InsightsReferenceController {
   constructor(
     private readonly values: DimensionValues,
     private readonly freshness: FreshnessService,
@@ -33,25 +33,25 @@ export class InsightsCatalogueController {
   @ApiOperation({
     summary: 'The built-in reports, each with the area whose view permission reads it and the plan that first has that area',
   })
-  @ApiOkResponse({ type: ReportCatalogueDoc })
+  @ApiOkResponse({ type: ReportListDoc })
   reports() {
-    return { items: reportCatalogue() };
+    return { items: reportReference() };
   }
 
   @Get('measures')
   @RequirePermission(ANY_INSIGHTS_VIEW)
   @ApiOperation({ summary: 'Every measure reports and the builder accept, with what it can be split by' })
-  @ApiOkResponse({ type: CatalogueListDoc })
+  @ApiOkResponse({ type: ReferenceListDoc })
   measures() {
-    return { items: measureCatalogue() };
+    return { items: measureReference() };
   }
 
   @Get('dimensions')
   @RequirePermission(ANY_INSIGHTS_VIEW)
   @ApiOperation({ summary: 'Every dimension reports and the builder split or filter by' })
-  @ApiOkResponse({ type: CatalogueListDoc })
+  @ApiOkResponse({ type: ReferenceListDoc })
   dimensions() {
-    return { items: dimensionCatalogue() };
+    return { items: dimensionReference() };
   }
 
   @Get('dimensions/:dimension/values')

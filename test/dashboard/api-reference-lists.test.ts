@@ -8,7 +8,7 @@ import { ok } from '../support/responses.js';
  * What the dashboard reads instead of keeping its own copy (issue 26, item 9): the built-in reports with the
  * area and plan of each, and the kinds of connection with the fields of each and whether it takes files.
  */
-describe('the catalogues the dashboard reads', () => {
+describe('the reference lists the dashboard reads', () => {
   const t = useTestApp();
   let viewer: string;
   let flowsReader: string;
