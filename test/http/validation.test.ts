@@ -138,14 +138,18 @@ describe('validation answers (issue 8 items 8 and 9)', () => {
   });
 
   describe('OpenAPI types whole numbers as integer', () => {
-    it('no schema or parameter anywhere in the document is typed number (money, counts and limits are integers) but ratios in 0..1', () => {
+    it('no schema or parameter anywhere in the document is typed number (money, counts and limits are integers) but ratios in 0..1, percentages in 0..100 and any JSON value', () => {
       const numbers: string[] = [];
+      const ANY_JSON = ['string', 'number', 'boolean', 'array', 'object'];
       const walk = (value: unknown, at: string) => {
         if (Array.isArray(value)) return value.forEach((item, index) => walk(item, `${at}[${index}]`));
         if (value === null || typeof value !== 'object') return;
         const record = value as Record<string, unknown>;
-        const ratio = record.minimum === 0 && record.maximum === 1;
-        if (!ratio && (record.type === 'number' || (Array.isArray(record.type) && record.type.includes('number')))) numbers.push(at);
+        // A value a file's cell or a JSON schema's default holds: any of JSON's types, numbers among them.
+        const types = Array.isArray(record.oneOf) ? record.oneOf.map((option: { type?: string }) => option.type) : [];
+        if (ANY_JSON.every((type) => types.includes(type))) return;
+        const fraction = record.minimum === 0 && (record.maximum === 1 || record.maximum === 100);
+        if (!fraction && (record.type === 'number' || (Array.isArray(record.type) && record.type.includes('number')))) numbers.push(at);
         for (const [key, child] of Object.entries(record)) walk(child, `${at}.${key}`);
       };
       walk(document, '$');

@@ -3432,6 +3432,7 @@ export interface components {
       code: string;
       wouldDeactivate: number;
       activeRecords: number;
+      /** @description The share of the active records it would deactivate, to two decimals. */
       percent: number;
       threshold: components['schemas']['ShrinkGuardDoc'];
       message_en?: string;

@@ -293,7 +293,8 @@ export class RunRefusalDoc {
   @ApiProperty() code: string;
   @ApiProperty({ type: 'integer' }) wouldDeactivate: number;
   @ApiProperty({ type: 'integer' }) activeRecords: number;
-  @ApiProperty() percent: number;
+  @ApiProperty({ minimum: 0, maximum: 100, description: 'The share of the active records it would deactivate, to two decimals.' })
+  percent: number;
   @ApiProperty({ type: ShrinkGuardDoc }) threshold: ShrinkGuardDoc;
   @ApiPropertyOptional() message_en?: string;
   @ApiPropertyOptional() message_ar?: string;
