@@ -158,9 +158,14 @@ describe('Insights schedules delivered to a data hub connection (contract sectio
     expect(failed.error.message_en).toContain('is not active');
     expect(failed.error.message_ar).toContain('غير مفعّل');
     expect(ok(await call(owner, 'GET', `${HUB}/connections/${paused.id}/files`)).items).toEqual([]);
-    const [told] = await t.db.rows<{ recipient: string; body_text: string }>(
-      `select recipient, body_text from notification_outbox where store_id = $1 and template = 'report_delivery_failed'`,
-      [store.storeId],
+    // The owner is told once the failure is recorded.
+    const [told] = await eventually(
+      () =>
+        t.db.rows<{ recipient: string; body_text: string }>(
+          `select recipient, body_text from notification_outbox where store_id = $1 and template = 'report_delivery_failed'`,
+          [store.storeId],
+        ),
+      (rows) => rows.length > 0,
     );
     expect(told.recipient).toBe('owner@shop.example');
     expect(told.body_text).toContain('is not active');

@@ -223,7 +223,11 @@ describe('Insights delivery schedules', () => {
       await t.app.get(DeliveriesService).dispatchDue();
       const failed = await settled(async () => (await deliveries(schedule.id))[0]);
       expect(failed).toMatchObject({ status: 'failed', attempts: 1, sentTo: [], error: { code: 'plan_not_entitled' } });
-      const [told] = await outbox(store.storeId, 'report_delivery_failed');
+      // The owner is told once the failure is recorded.
+      const [told] = await eventually(
+        () => outbox(store.storeId, 'report_delivery_failed'),
+        (mails) => mails.length > 0,
+      );
       expect(told).toMatchObject({ recipient: 'owner@shop.example', locale: 'en' });
       expect(told.subject).toContain('Searches daily');
       expect(told.body_text).toContain(failed.error.message_en);
