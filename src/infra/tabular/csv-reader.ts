@@ -1,4 +1,5 @@
-import { Parser, type Options as CsvOptions } from 'csv-parse';
+import { Parser, type Info as CsvInfo, type Options as CsvOptions } from 'csv-parse';
+import { once } from 'node:events';
 import { fileError, RECORD_MAX_BYTES, type FileRowsError } from './file-refusal.js';
 import {
   checkCell,
@@ -33,7 +34,7 @@ export async function* csvItems(chunks: AsyncIterable<Buffer>): AsyncGenerator<R
   }
   reader ??= new CsvReader(sniffer.delimiter());
   for (const early of held) yield* inPieces(reader, early);
-  yield reader.end();
+  yield await reader.end();
 }
 
 /** Bytes of CSV parsed at a time: a piece holds the thread a few milliseconds (a 64 KiB chunk about fifteen). */
@@ -75,16 +76,10 @@ class DelimiterSniffer {
   }
 }
 
-/** The core of csv-parse's stream (its `api`), driven directly so each record's line count is at hand when it is pushed. */
-interface CsvCore {
-  readonly info: { readonly lines: number; readonly empty_lines: number };
-  parse(chunk: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
-}
-
-function csvCore(options: CsvOptions): CsvCore {
-  const core = (new Parser(options) as unknown as { api?: CsvCore }).api;
-  if (typeof core?.parse !== 'function') throw new Error('csv-parse no longer exposes its parser core (Parser.api)');
-  return core;
+/** A record as csv-parse gives it with `info`: its fields, and the parser's counts at its end. */
+interface ParsedRecord {
+  record: string[];
+  info: CsvInfo;
 }
 
 function ignore(): void {}
@@ -94,7 +89,7 @@ function ignore(): void {}
  * quoted CRLF counts twice; `drift` is how far its count is ahead of the file's lines.
  */
 class CsvReader {
-  private readonly core: CsvCore;
+  private readonly parser: Parser;
   private names: string[] | undefined;
   private items: RowsItem[] = [];
   /** csv-parse's line count at the end of the last record, and its count of empty lines then. */
@@ -103,40 +98,53 @@ class CsvReader {
   private drift = 0;
   /** Bytes since the last line break: csv-parse's own limit counts field text, not delimiters. */
   private lineBytes = 0;
-  private readonly push = (record: string[]) => this.take(record);
 
   constructor(delimiter: string) {
-    this.core = csvCore({
+    const options: CsvOptions & { readableHighWaterMark: number } = {
       delimiter,
       record_delimiter: ['\r\n', '\n', '\r'],
       bom: false,
       relax_column_count: true,
       skip_empty_lines: true,
       max_record_size: RECORD_MAX_BYTES,
-    });
+      // Each record with the parser's counts at its end: the line it ends on.
+      info: true,
+      // A piece's records all wait to be read, so a write parses the whole piece before it returns.
+      readableHighWaterMark: Number.MAX_SAFE_INTEGER,
+    };
+    this.parser = new Parser(options);
+    // A failure is read from `errored` where it happens; the event would find no one.
+    this.parser.on('error', ignore);
   }
 
+  /** The rows of a piece of the file: it is parsed as it is written, while this runs. */
   feed(chunk: Buffer): RowsItem[] {
     this.checkLineLength(chunk);
-    return this.parse(chunk);
+    this.parser.write(chunk);
+    return this.parsed();
   }
 
-  end(): RowsItem[] {
-    const items = this.parse(undefined);
+  async end(): Promise<RowsItem[]> {
+    this.parser.end();
+    await once(this.parser, 'finish').catch(ignore);
+    const items = this.parsed();
     if (this.names === undefined) items.push([]);
     return items;
   }
 
-  private parse(chunk: Buffer | undefined): RowsItem[] {
+  /** The rows of the records parsed so far; a failure of the parser after them counts their lines first. */
+  private parsed(): RowsItem[] {
     this.items = [];
-    const error = this.core.parse(chunk, chunk === undefined, this.push, ignore);
-    if (error !== undefined) throw this.malformed(error);
+    for (let next = this.parser.read() as ParsedRecord | null; next !== null; next = this.parser.read() as ParsedRecord | null) {
+      this.take(next.record, next.info);
+    }
+    if (this.parser.errored) throw this.malformed(this.parser.errored);
     return this.items;
   }
 
-  private take(record: string[]): void {
-    const { lines, empty_lines } = this.core.info;
-    const start = this.nextStart();
+  private take(record: string[], info: CsvInfo): void {
+    const { lines, empty_lines } = info;
+    const start = this.nextStart(info);
     const countedBreaks = lines - start - this.drift;
     if (countedBreaks > 0) this.drift += countedBreaks - lineBreaks(record);
     this.lastEnd = lines;
@@ -150,9 +158,9 @@ class CsvReader {
     }
   }
 
-  /** The line the record being read started on. */
-  private nextStart(): number {
-    return this.lastEnd - this.drift + 1 + (this.core.info.empty_lines - this.lastEmpty);
+  /** The line the record being read started on, by the parser's counts then (now, unless given). */
+  private nextStart(info: CsvInfo = this.parser.info): number {
+    return this.lastEnd - this.drift + 1 + (info.empty_lines - this.lastEmpty);
   }
 
   private row(record: string[], line: number): SourceRow | RowProblem {
@@ -182,7 +190,7 @@ class CsvReader {
   private malformed(error: Error): FileRowsError {
     const code = (error as { code?: string }).code;
     if (code === 'CSV_MAX_RECORD_SIZE') return tooLarge(this.nextStart());
-    const line = this.core.info.lines - this.drift;
+    const line = this.parser.info.lines - this.drift;
     if (code === 'CSV_QUOTE_NOT_CLOSED')
       return fileError(
         'csv_malformed',
