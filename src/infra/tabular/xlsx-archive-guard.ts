@@ -1,12 +1,10 @@
-import { Transform, type TransformCallback } from 'node:stream';
 import { Inflate } from 'fflate';
 import { CELL_MAX_CHARS, fileError, FileRowsError, notWorkbook, RECORD_MAX_BYTES, sizeText } from './file-refusal.js';
-import { ThreadShare } from './thread-share.js';
 
 /** The most a workbook may unpack to, its parts together: the largest file a flow reads (2 GiB), as a CSV file may be. */
 export const WORKBOOK_UNPACKED_MAX_BYTES = 2 * 1024 ** 3;
 /**
- * The most a part exceljs holds whole in memory may unpack to: the shared strings (every distinct text of
+ * The most a part the reader holds in memory may unpack to: the shared strings (every distinct text of
  * the workbook, kept as strings: about five bytes of memory for each byte of short texts; 32 MiB is a
  * million SKUs and a hundred thousand names), the styles, the workbook and its relationships.
  */
@@ -18,16 +16,21 @@ export const HELD_PART_MAX_BYTES = 32 * 1024 ** 2;
 export const INFLATE_RATIO_MAX = 100;
 export const INFLATE_RATIO_GRACE_BYTES = 100 * 1024;
 /**
- * The longest text or tag the XML of a part exceljs reads may hold: a cell's 32,767 characters take at
- * most 7 bytes each there (Excel writes a control character as `_x000D_`), 229,369 bytes.
+ * The longest text or tag the XML of a part the reader parses may hold: a cell's 32,767 characters take
+ * at most 7 bytes each there (Excel writes a control character as `_x000D_`), 229,369 bytes.
  */
 export const XML_RUN_MAX_BYTES = 256 * 1024;
 
-const HELD_PARTS = new Set(['xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/sharedStrings.xml', 'xl/styles.xml']);
-/** exceljs's own test for a worksheet (its path need not start with it). */
+/** The parts the reader holds whole, by the names a workbook gives them. */
+export const WORKBOOK_PART = 'xl/workbook.xml';
+export const WORKBOOK_RELS_PART = 'xl/_rels/workbook.xml.rels';
+export const SHARED_STRINGS_PART = 'xl/sharedStrings.xml';
+export const STYLES_PART = 'xl/styles.xml';
+const HELD_PARTS = new Set([WORKBOOK_PART, WORKBOOK_RELS_PART, SHARED_STRINGS_PART, STYLES_PART]);
+/** What the guard takes as a worksheet (its path need not start with it), as exceljs did. */
 const WORKSHEET = /xl\/worksheets\/sheet\d+[.]xml/;
-/** Packed bytes unpacked at a time: deflate unpacks a byte to at most 1,032, so to at most about 4 MiB. */
-const SLICE_BYTES = 4096;
+/** Packed bytes to give `take` at a time: deflate unpacks a byte to at most 1,032, so to at most about 4 MiB. */
+export const ARCHIVE_SLICE_BYTES = 4096;
 /**
  * Packed bytes that may pass without unpacking to anything: a stored deflate block (up to 64 KiB) unpacks
  * only once whole; more is not what a spreadsheet program writes (bytes after deflate's end are ignored).
@@ -40,7 +43,7 @@ const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
 const DATA_DESCRIPTOR = Buffer.from([0x50, 0x4b, 0x07, 0x08]);
 /** What follows a local file header's signature, up to its name: 26 bytes. */
 const LOCAL_HEADER_BYTES = 26;
-/** A data descriptor with its signature, as exceljs's unzip reads it. */
+/** A data descriptor with its signature, as streaming unzips read it. */
 const DESCRIPTOR_BYTES = 16;
 
 type Stage =
@@ -61,19 +64,31 @@ type Stage =
   | { read: 'descriptor' }
   | { read: 'nothing more' };
 
+/** Whether the guard takes the part `name` for a worksheet: it checks its rows and hands out its XML. */
+export function isWorksheetPart(name: string): boolean {
+  return WORKSHEET.test(name);
+}
+
+/** Where a part's unpacked bytes go, as they unpack: `write` with each piece, `end` once the part is whole. */
+export interface ArchivePart {
+  write(data: Uint8Array): void;
+  end(): void;
+}
+
 /**
- * Checks an XLSX file's bytes on their way to exceljs, unpacking each part as they pass, so that exceljs
- * never gets the bytes of a workbook that would take the memory: a part that unpacks past its limit or
- * past INFLATE_RATIO_MAX times its packed size refuses the file (`file_too_large`), as does XML with a
- * text or tag longer than XML_RUN_MAX_BYTES (`cell_too_large`) or a worksheet row longer than
- * RECORD_MAX_BYTES (`record_too_large`); the stream then fails with that `FileRowsError`. exceljs cannot
- * be asked to stop unpacking, so the guard reads the archive as exceljs's unzip (unzipper 0.10) does:
- * its local records in order, a part's packed bytes by the size its header gives or, when the header
- * leaves it to a data descriptor, up to the descriptor's signature, and nothing after the central
- * directory. An archive the guard cannot read is not a workbook (`format_mismatch`).
+ * Reads an XLSX file's archive as its bytes come, unpacking each part as it passes, and hands out the
+ * XML of the parts a reader parses (the workbook, its relationships, the shared strings, the styles and
+ * the worksheets) to the `ArchivePart` that `open` gives for it, once checked: a part that unpacks past
+ * its limit or past INFLATE_RATIO_MAX times its packed size refuses the file (`file_too_large`), as
+ * does XML with a text or tag longer than XML_RUN_MAX_BYTES (`cell_too_large`) or a worksheet row longer
+ * than RECORD_MAX_BYTES (`record_too_large`); `take` then throws that `FileRowsError`, before any of
+ * those bytes is handed out. The archive is read as a streaming unzip reads it: its local records in
+ * order, a part's packed bytes by the size its header gives or, when the header leaves it to a data
+ * descriptor, up to the descriptor's signature, and nothing after the central directory. An archive the
+ * guard cannot read is not a workbook (`format_mismatch`).
  */
-export class XlsxArchiveGuard extends Transform {
-  /** The archive's bytes passed on so far. */
+export class XlsxArchiveGuard {
+  /** The archive's bytes taken so far. */
   bytes = 0;
   private stage: Stage = { read: 'signature' };
   /** A header's bytes while they are gathered. */
@@ -83,20 +98,20 @@ export class XlsxArchiveGuard extends Transform {
   private held = Buffer.alloc(0);
   private part: PartCheck | undefined;
   private readonly workbook = { unpacked: 0 };
-  private readonly thread = new ThreadShare();
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.check(chunk).then(() => {
-      this.bytes += chunk.length;
-      done(null, chunk.length > 0 ? chunk : undefined);
-    }, done);
+  /** `open(name)`: where the XML of the part `name` goes, or undefined when nobody reads it. */
+  constructor(private readonly open: (name: string) => ArchivePart | undefined) {}
+
+  /** The archive's next bytes, best ARCHIVE_SLICE_BYTES at a time: what they unpack to is handed out before `take` returns. */
+  take(bytes: Buffer): void {
+    this.walk(bytes);
+    this.bytes += bytes.length;
   }
 
-  private async check(chunk: Buffer): Promise<void> {
-    for (let at = 0; at < chunk.length; at += SLICE_BYTES) {
-      this.walk(chunk.subarray(at, at + SLICE_BYTES));
-      if (this.thread.due) await this.thread.pause();
-    }
+  /** The archive's end: one that ends inside a record was cut short, and is not a workbook. */
+  end(): void {
+    const complete = this.stage.read === 'nothing more' || (this.stage.read === 'signature' && this.gatheredBytes === 0);
+    if (!complete) throw notWorkbook();
   }
 
   private walk(bytes: Buffer): void {
@@ -161,7 +176,7 @@ export class XlsxArchiveGuard extends Transform {
       case 'signature': {
         const signature = fields.readUInt32LE(0);
         if (signature === LOCAL_FILE) return { read: 'header' };
-        // exceljs reads no part after the central directory begins.
+        // No part is read after the central directory begins.
         if (signature === CENTRAL_DIRECTORY || signature === END_OF_CENTRAL_DIRECTORY) return { read: 'nothing more' };
         throw notWorkbook();
       }
@@ -186,10 +201,13 @@ export class XlsxArchiveGuard extends Transform {
           stage.packedSize === undefined || stage.unpackedSize === undefined ? zip64Sizes(fields.subarray(stage.nameLength)) : undefined;
         const packedSize = stage.packedSize ?? zip64?.packed;
         if (packedSize === undefined) throw notWorkbook();
-        this.part = new PartCheck(name, stage.method !== 0, this.workbook, stage.unpackedSize ?? zip64?.unpacked ?? 0);
-        // As exceljs's unzip: the size in the header, unless it is 0 and a data descriptor follows the data.
-        if ((stage.flags & 0x08) === 0 || packedSize > 0)
-          return packedSize > 0 ? { read: 'data', left: packedSize } : { read: 'signature' };
+        this.part = new PartCheck(name, stage.method !== 0, this.workbook, stage.unpackedSize ?? zip64?.unpacked ?? 0, this.open);
+        // The size in the header, unless it is 0 and a data descriptor follows the data.
+        if ((stage.flags & 0x08) === 0 || packedSize > 0) {
+          if (packedSize > 0) return { read: 'data', left: packedSize };
+          this.part.end(); // an empty part
+          return { read: 'signature' };
+        }
         return { read: 'data until descriptor' };
       }
       case 'descriptor':
@@ -200,7 +218,7 @@ export class XlsxArchiveGuard extends Transform {
   }
 }
 
-/** The sizes a ZIP64 extra field gives (as exceljs's unzip reads it: unpacked, then packed), for a header's 0xFFFFFFFF. */
+/** The sizes a ZIP64 extra field gives (unpacked, then packed), for a header's 0xFFFFFFFF. */
 function zip64Sizes(extra: Buffer): { unpacked: number; packed: number } | undefined {
   for (let at = 0; at + 4 <= extra.length; at += 4 + extra.readUInt16LE(at + 2)) {
     if (extra.readUInt16LE(at) === 0x0001 && at + 20 <= extra.length)
@@ -209,7 +227,7 @@ function zip64Sizes(extra: Buffer): { unpacked: number; packed: number } | undef
   return undefined;
 }
 
-/** One part of the archive as it unpacks: its size, its ratio, and its XML when exceljs parses it. */
+/** One part of the archive as it unpacks: its size, its ratio, and its XML when the reader parses it. */
 class PartCheck {
   private packed = 0;
   private unpacked = 0;
@@ -219,6 +237,10 @@ class PartCheck {
   private readonly inflate: Inflate | undefined;
   private readonly limit: number;
   private readonly xml: XmlScan | undefined;
+  /** Where the part's checked XML goes. */
+  private readonly out: ArchivePart | undefined;
+  /** What `out` threw, to pass on through fflate as it is. */
+  private outFailure: unknown;
 
   constructor(
     readonly name: string,
@@ -226,12 +248,14 @@ class PartCheck {
     private readonly workbook: { unpacked: number },
     /** The unpacked size the header declares (0 when a data descriptor gives it): what unpacks is counted still. */
     declaredSize: number,
+    open: (name: string) => ArchivePart | undefined,
   ) {
-    // exceljs's unzip inflates every part whose method is not 0 (stored).
+    // Every part whose method is not 0 (stored) is inflated.
     this.inflate = deflated ? new Inflate((data) => this.unpack(data)) : undefined;
     this.limit = HELD_PARTS.has(name) ? HELD_PART_MAX_BYTES : WORKBOOK_UNPACKED_MAX_BYTES;
     if (declaredSize > this.limit) throw this.tooLarge(declaredSize);
     this.xml = HELD_PARTS.has(name) || WORKSHEET.test(name) ? new XmlScan(name, WORKSHEET.test(name)) : undefined;
+    this.out = this.xml === undefined ? undefined : open(name);
   }
 
   take(packed: Buffer, last: boolean): void {
@@ -239,18 +263,25 @@ class PartCheck {
     this.packed += packed.length;
     if (this.inflate === undefined) {
       this.unpack(packed);
+      if (last) this.end();
       return;
     }
     const before = this.unpacked;
     try {
       this.inflate.push(packed, last);
     } catch (error) {
-      // The refusals of `unpack` come through fflate; anything else is fflate's: the bytes are not deflate data.
-      throw error instanceof FileRowsError ? error : notWorkbook();
+      // The refusals of `unpack`, and what `out` throws, come through fflate; anything else is fflate's: the bytes are not deflate data.
+      throw error instanceof FileRowsError || (this.outFailure !== undefined && error === this.outFailure) ? error : notWorkbook();
     }
     this.idle = this.unpacked === before ? this.idle + packed.length : 0;
     if (this.idle > IDLE_PACKED_MAX_BYTES) throw notWorkbook();
-    if (last) this.ended = true;
+    if (last) this.end();
+  }
+
+  /** The part is whole. */
+  end(): void {
+    this.ended = true;
+    this.out?.end();
   }
 
   private unpack(data: Uint8Array): void {
@@ -258,7 +289,14 @@ class PartCheck {
     this.workbook.unpacked += data.length;
     if (this.unpacked > this.limit || this.workbook.unpacked > WORKBOOK_UNPACKED_MAX_BYTES) throw this.tooLarge(this.unpacked);
     if (this.unpacked > INFLATE_RATIO_GRACE_BYTES && this.unpacked > INFLATE_RATIO_MAX * this.packed) throw this.bomb();
+    if (data.length === 0) return;
     this.xml?.scan(Buffer.from(data.buffer, data.byteOffset, data.length));
+    try {
+      this.out?.write(data);
+    } catch (error) {
+      this.outFailure = error;
+      throw error;
+    }
   }
 
   private tooLarge(unpacked: number): FileRowsError {
@@ -305,7 +343,7 @@ const SPECIAL_MARKUP = [
 ];
 
 /**
- * A part's XML as it unpacks, scanned for the lengths exceljs's parser (saxes) would hold in memory: a
+ * A part's XML as it unpacks, scanned for the lengths the reader's parser (saxes) would hold in memory: a
  * text run or a markup (a tag, a comment, CDATA) over XML_RUN_MAX_BYTES, and in a worksheet a row over
  * RECORD_MAX_BYTES from its start tag to its end tag. Linear: it looks at each `<` and `>` only.
  */
