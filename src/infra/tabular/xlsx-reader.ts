@@ -19,7 +19,8 @@ import { CellFault, type SheetRow } from './xlsx-sheet.js';
  * The rows of an XLSX file's first tab. The archive guard checks the archive as its bytes come and hands
  * out the XML of the parts the workbook needs (`WorkbookParts`); the rows of the first tab come as it
  * unpacks when the workbook, its relationships, its shared strings and its styles came before it, else
- * from the temporary file it was spilled to, once the archive is read.
+ * from the temporary file it was spilled to, once the archive is read. Either way the file is read to
+ * its end (and checked) before the iteration ends, as a run that hashes the file it read expects.
  */
 export async function* xlsxItems(content: Readable, columns: ReadonlySet<string> | undefined): AsyncGenerator<RowsItem[]> {
   const parts = new WorkbookParts();
@@ -32,11 +33,6 @@ export async function* xlsxItems(content: Readable, columns: ReadonlySet<string>
         guard.take(chunk.subarray(at, at + ARCHIVE_SLICE_BYTES));
         const items = rows.items(parts.takeRows());
         if (items.length > 0) yield items;
-        if (parts.sheetRead) {
-          // The first tab is read: the rest of the archive is not needed.
-          yield* rows.end();
-          return;
-        }
         await parts.drained();
         if (thread.due) await thread.pause();
       }
@@ -46,9 +42,11 @@ export async function* xlsxItems(content: Readable, columns: ReadonlySet<string>
       return;
     }
     guard.end();
-    for await (const batch of parts.spilledRows()) {
-      const items = rows.items(batch);
-      if (items.length > 0) yield items;
+    if (!parts.sheetRead) {
+      for await (const batch of parts.spilledRows()) {
+        const items = rows.items(batch);
+        if (items.length > 0) yield items;
+      }
     }
     yield* rows.end();
   } finally {
