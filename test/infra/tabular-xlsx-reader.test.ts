@@ -64,34 +64,50 @@ function parts(): ZipPart[] {
 
 const spilled = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('xlsx-sheet-'));
 
-async function read(bytes: Buffer, chunk = 7): Promise<{ header: string[]; items: (SourceRow | RowProblem)[] }> {
+async function read(bytes: Buffer, chunk = 7): Promise<{ header: string[]; items: (SourceRow | RowProblem)[]; readToEnd: boolean }> {
   const pieces = Array.from({ length: Math.ceil(bytes.length / chunk) }, (_, index) => bytes.subarray(index * chunk, (index + 1) * chunk));
-  const rows = readRows(Readable.from(pieces), { format: 'xlsx' });
+  const content = Readable.from(pieces);
+  const rows = readRows(content, { format: 'xlsx' });
   const items: (SourceRow | RowProblem)[] = [];
   for await (const item of rows) items.push(item);
-  return { header: await rows.header, items };
+  return { header: await rows.header, items, readToEnd: content.readableEnded };
 }
+
+const EXPECTED = {
+  header: ['sku', 'قهوة عربية', 'ok', 'on'],
+  items: [
+    {
+      line: 3,
+      code: 'cell_error',
+      message_en: 'Cell C3 (ok) holds the error #DIV/0!.',
+      message_ar: 'الخلية C3 (ok) تحتوي الخطأ #DIV/0!.',
+      values: { sku: 'dark roast', 'قهوة عربية': '2026-03-01', ok: null, on: true },
+    },
+    { line: 4, values: { sku: 'قهوة عربية', 'قهوة عربية': '2026-03-01T12:00:00.000Z', ok: 'a<b', on: false } },
+  ],
+  readToEnd: true,
+};
 
 describe('the XLSX reader', () => {
   it("reads the workbook's first tab whatever the archive's order, its cells by the spreadsheet's rules, and removes what it spilled", async () => {
     const before = await spilled();
     const book = await zipArchive(parts(), { descriptors: true });
-    expect(await read(book)).toEqual({
-      header: ['sku', 'قهوة عربية', 'ok', 'on'],
-      items: [
-        {
-          line: 3,
-          code: 'cell_error',
-          message_en: 'Cell C3 (ok) holds the error #DIV/0!.',
-          message_ar: 'الخلية C3 (ok) تحتوي الخطأ #DIV/0!.',
-          values: { sku: 'dark roast', 'قهوة عربية': '2026-03-01', ok: null, on: true },
-        },
-        { line: 4, values: { sku: 'قهوة عربية', 'قهوة عربية': '2026-03-01T12:00:00.000Z', ok: 'a<b', on: false } },
-      ],
-    });
+    expect(await read(book)).toEqual(EXPECTED);
     expect(await spilled()).toEqual(before);
     // Stopped after the header, the reader removes what it spilled all the same.
     expect(await readFileFields(Readable.from([book]), 'xlsx')).toEqual(['sku', 'قهوة عربية', 'ok', 'on']);
+    expect(await spilled()).toEqual(before);
+  });
+
+  it('reads the first tab as it unpacks when what it refers to comes before it, and the file to its end all the same', async () => {
+    const order = ['[Content_Types].xml', 'xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/styles.xml', 'xl/sharedStrings.xml'];
+    const all = parts();
+    const direct = [
+      ...order.map((name) => all.find((entry) => entry.name === name)!),
+      ...all.filter((entry) => !order.includes(entry.name)),
+    ];
+    const before = await spilled();
+    expect(await read(await zipArchive(direct))).toEqual(EXPECTED);
     expect(await spilled()).toEqual(before);
   });
 
