@@ -50,7 +50,8 @@ export async function* xlsxItems(content: Readable, columns: ReadonlySet<string>
     }
     yield* rows.end();
   } finally {
-    // A failure of the stream itself comes out of its iteration as it is: it is not the file's fault.
+    // However the reading ends (a failure of the stream itself comes out of its iteration as it is: it is
+    // not the file's fault), the stream is let go and the temporary files are removed.
     content.destroy();
     await parts.dispose();
   }
