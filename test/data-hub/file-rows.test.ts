@@ -465,8 +465,8 @@ describe('refusing what would take the memory: cells, rows, nesting and workbook
     });
   });
 
-  it('reads a workbook whose archive gives its sizes in the headers or in data descriptors, as exceljs does', async () => {
-    // ASCII: exceljs decodes each piece it unpacks on its own, and splits a character the 7-byte chunks split.
+  it('reads a workbook whose archive gives its sizes in the headers or in data descriptors', async () => {
+    // ASCII, so that the 7-byte chunks split no character: this is about the archive's records, not decoding.
     const rows = [
       inlineRow(1, ['sku', 'name']),
       Buffer.from(
@@ -486,7 +486,7 @@ describe('refusing what would take the memory: cells, rows, nesting and workbook
     }
   });
 
-  it('refuses a 205 KB workbook that unpacks to 200 MB at its first kilobytes, before exceljs holds them', async () => {
+  it('refuses a 205 KB workbook that unpacks to 200 MB at its first kilobytes, before the reader holds them', async () => {
     const megabyte = Buffer.alloc(1024 * 1024, 'a');
     const text = Array.from({ length: 200 }, () => megabyte);
     const bomb = await zipArchive(
@@ -506,7 +506,7 @@ describe('refusing what would take the memory: cells, rows, nesting and workbook
     expect(refused.reason.ar).toMatch(ARABIC);
   });
 
-  it('refuses an XLSX cell longer than 32,767 characters by its reference, and XML text past 256 KiB before exceljs holds it', async () => {
+  it('refuses an XLSX cell longer than 32,767 characters by its reference, and XML text past 256 KiB before the reader holds it', async () => {
     const book = await workbook((sheet) => {
       sheet.addRow(['sku', 'name']);
       sheet.addRow(['A-1', 'x'.repeat(CELL_MAX_CHARS)]);
