@@ -1,4 +1,4 @@
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 import { latinDigits, trimEdges } from '../../common/arabic-text.js';
 
 export type DateOutput = 'date' | 'datetime';
@@ -36,10 +36,6 @@ export function formatProblem(format: string): FormatProblem | undefined {
   if (unknown) return { code: 'format_token', token: unknown };
   const has = (letters: string) => tokens.some((token) => letters.includes(token[0]));
   return has('y') && has('ML') && has('d') ? undefined : { code: 'format_incomplete' };
-}
-
-export function isKnownTimezone(timezone: string): boolean {
-  return IANAZone.isValidZone(timezone);
 }
 
 function output(date: DateTime, reading: DateReading): string | DateProblem {

@@ -121,7 +121,8 @@ export class TrackedJob {
     const { attempt, lastFailure } = claimed;
     if (attempt.number > maxAttempts) {
       // The last attempt's worker died before it could settle it.
-      return this.dropIfStale(attempt, () => record.fail(attempt, gaveUp(maxAttempts, lastFailure ?? undefined)));
+      await this.dropIfStale(attempt, () => record.fail(attempt, gaveUp(maxAttempts, lastFailure ?? undefined)));
+      return;
     }
     await this.attempt(attempt, { retry: true });
   }
@@ -132,34 +133,44 @@ export class TrackedJob {
    * run while the member waits, as a preview); otherwise the job fails with the reason.
    */
   async attempt(attempt: JobAttempt, { retry }: { retry: boolean }): Promise<void> {
-    const { record, maxAttempts, failureOf } = this.definition;
-    let failed: unknown;
-    await this.dropIfStale(attempt, async () => {
-      try {
-        await this.definition.perform(attempt);
-      } catch (error) {
-        if (error instanceof StaleAttempt) throw error;
-        const failure = failureOf(error);
-        if (failure.permanent || !retry) return record.fail(attempt, failure.error);
-        if (attempt.number >= maxAttempts) return record.fail(attempt, gaveUp(attempt.number, failure.error));
-        this.logger.warn(
-          `${this.definition.name} ${attempt.jobId}: attempt ${attempt.number} failed, to be tried again: ${(error as Error).message}`,
-        );
-        await record.retryLater(attempt, failure.error);
-        failed = error;
-      }
-    });
-    if (failed) throw failed;
+    try {
+      await this.definition.perform(attempt);
+    } catch (error) {
+      if (error instanceof StaleAttempt) return this.dropped(attempt);
+      if (await this.dropIfStale(attempt, () => this.settle(attempt, error, retry))) throw error;
+    }
   }
 
-  private async dropIfStale(attempt: JobAttempt, work: () => Promise<void>): Promise<void> {
+  /** Records a failed attempt's outcome; true when it is to be tried again. */
+  private async settle(attempt: JobAttempt, error: unknown, retry: boolean): Promise<boolean> {
+    const { record, maxAttempts, failureOf } = this.definition;
+    const failure = failureOf(error);
+    if (failure.permanent || !retry) await record.fail(attempt, failure.error);
+    else if (attempt.number >= maxAttempts) await record.fail(attempt, gaveUp(attempt.number, failure.error));
+    else {
+      this.logger.warn(
+        `${this.definition.name} ${attempt.jobId}: attempt ${attempt.number} failed, to be tried again: ${(error as Error).message}`,
+      );
+      await record.retryLater(attempt, failure.error);
+      return true;
+    }
+    return false;
+  }
+
+  /** `work`'s answer, or false when it found that a later attempt replaced this one. */
+  private async dropIfStale<T>(attempt: JobAttempt, work: () => Promise<T>): Promise<T | false> {
     try {
-      await work();
+      return await work();
     } catch (error) {
       if (!(error instanceof StaleAttempt)) throw error;
-      this.logger.warn(
-        `${this.definition.name} ${attempt.jobId}: attempt ${attempt.number} was replaced by a later one; its work is dropped`,
-      );
+      this.dropped(attempt);
+      return false;
     }
+  }
+
+  private dropped(attempt: JobAttempt): void {
+    this.logger.warn(
+      `${this.definition.name} ${attempt.jobId}: attempt ${attempt.number} was replaced by a later one; its work is dropped`,
+    );
   }
 }

@@ -3,7 +3,6 @@ import {
   dateFromNumber,
   DEFAULT_TIMEZONE,
   formatProblem,
-  isKnownTimezone,
   parseDateText,
   type DateOutput,
   type DateProblem,
@@ -12,6 +11,7 @@ import {
 } from '../parse-date.js';
 import { argsError, defineTransform, eachItem, label, object, quoted, refuse, type TransformArgsError } from './transform.js';
 import { isEmptyScalar, type Scalar } from '../../../infra/tabular/table-rows.js';
+import { isTimezone } from '../../../common/validation/schedule-fields.js';
 
 interface ParseDateArgs {
   formats: string[];
@@ -65,7 +65,7 @@ function dateArgsProblems(args: ParseDateArgs): TransformArgsError[] {
       ),
     ];
   });
-  if (args.timezone !== undefined && !isKnownTimezone(args.timezone)) {
+  if (args.timezone !== undefined && !isTimezone(args.timezone)) {
     errors.push(
       argsError(
         'timezone',
