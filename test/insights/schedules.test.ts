@@ -286,6 +286,12 @@ describe('Insights delivery schedules', () => {
       [{ ...base, destination: { kind: 'email', recipients: ['A@x.example', 'a@x.example'] } }, 400, 'validation_failed'],
       [{ ...base, destination: { kind: 'connection', connectionId: overview, pathTemplate: 'x' } }, 400, 'validation_failed'],
       [{ ...base, format: 'pdf' }, 400, 'validation_failed'],
+      // A destination that is no object at all (the fuzz test found `[null]` answered 500).
+      [{ ...base, destination: [null] }, 400, 'validation_failed'],
+      [{ ...base, destination: [{ kind: 'email', recipients: ['x@shop.example'] }] }, 400, 'validation_failed'],
+      [{ ...base, destination: null }, 400, 'validation_failed'],
+      [{ ...base, destination: { kind: 'pigeon' } }, 400, 'validation_failed'],
+      [{ ...base, destination: { kind: 'email', recipients: ['x@shop.example'], connectionId: overview } }, 400, 'validation_failed'],
       [{ ...base, extra: true }, 400, 'validation_failed'],
       [{ ...base, savedReportId: '00000000-0000-4000-8000-000000000000' }, 404, 'not_found'],
     ];

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { plainToInstance, Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -128,17 +128,18 @@ export class ConnectionDestinationDto extends DestinationDto {
   pathTemplate: string;
 }
 
-/** The destination's class by its `kind`; an unknown kind is checked as `DestinationDto`, and refused. */
-const DESTINATION_TYPE = {
-  discriminator: {
-    property: 'kind',
-    subTypes: [
-      { name: 'email', value: EmailDestinationDto },
-      { name: 'connection', value: ConnectionDestinationDto },
-    ],
-  },
-  keepDiscriminatorProperty: true,
-};
+/**
+ * The destination as the class of its `kind`: an unknown kind is checked as `DestinationDto`, and refused;
+ * what is no object at all (null, a list) is left as it is, for `IsObject` to refuse. (class-transformer's
+ * own discriminator reads `kind` of every item of a list, and threw on `[null]`.)
+ */
+function destinationOf({ obj, key }: { obj: Record<string, unknown>; key: string }): unknown {
+  const value = obj[key];
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const kind = (value as { kind?: unknown }).kind;
+  const type = kind === 'email' ? EmailDestinationDto : kind === 'connection' ? ConnectionDestinationDto : DestinationDto;
+  return plainToInstance(type, value);
+}
 
 const DESTINATION_SCHEMA = {
   oneOf: [{ $ref: getSchemaPath(EmailDestinationDto) }, { $ref: getSchemaPath(ConnectionDestinationDto) }],
@@ -170,7 +171,7 @@ export class CreateScheduleDto {
   @ApiProperty(DESTINATION_SCHEMA)
   @IsObject()
   @ValidateNested()
-  @Type(() => DestinationDto, DESTINATION_TYPE)
+  @Transform(destinationOf)
   destination: ScheduleDestinationDto;
 
   @ApiPropertyOptional({ default: false, description: 'A due time whose report has no rows is recorded as skipped, and nothing is sent.' })
@@ -212,7 +213,7 @@ export class UpdateScheduleDto {
   @OptionalField()
   @IsObject()
   @ValidateNested()
-  @Type(() => DestinationDto, DESTINATION_TYPE)
+  @Transform(destinationOf)
   destination?: ScheduleDestinationDto;
 
   @ApiPropertyOptional()
