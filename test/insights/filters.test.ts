@@ -201,7 +201,21 @@ describe('Insights filters', () => {
     }
     expect(offered).toMatchObject({
       overview: ['customer_type', 'customer_kind', 'locale'],
-      products: ['product', 'variant', 'category', 'brand'],
+      // a product's sales reach the orders they were in: how they were paid, fulfilled and placed, and by whom
+      products: [
+        'product',
+        'variant',
+        'category',
+        'brand',
+        'payment_method',
+        'fulfilment_type',
+        'shipping_method',
+        'customer_type',
+        'customer_kind',
+        'locale',
+        'tax_rate',
+        'customer',
+      ],
       not_selling: ['product', 'category', 'brand'],
       cohorts: [],
       late_orders: ['fulfilment_type', 'shipping_method'],
@@ -235,29 +249,40 @@ describe('Insights filters', () => {
     ok(await overview(both, '&filter[]=customer_kind:guest'));
   });
 
-  it('the builder refuses a dimension a measure cannot take, naming both, and says what its answer can be filtered by', async () => {
+  it('the builder refuses only a dimension a measure has no meaning with, naming both, and says what its answer can be filtered by', async () => {
+    // A storefront session has no tax rate: refused with the dimensions sessions can take.
     const filtered = expectProblem(
       await build({ measures: ['net_sales', 'sessions'], filters: [{ dimension: 'tax_rate', op: 'in', values: ['1500'] }] }),
       400,
-      'validation_failed',
+      'unsupported_combination',
     );
-    expect(filtered.errors).toEqual([
-      {
-        field: 'filters[0].dimension',
-        code: 'notAvailable',
-        message_en: 'Sessions (sessions) cannot be filtered by Tax rate (tax_rate). It cannot be filtered.',
-        message_ar: 'لا يمكن تصفية الجلسات (sessions) حسب نسبة الضريبة (tax_rate). لا يمكن تصفيته.',
-      },
-    ]);
-    const split = expectProblem(await build({ measures: ['customers'], dimensions: ['day', 'payment_method'] }), 400, 'validation_failed');
-    expect(split.errors[0]).toMatchObject({ field: 'dimensions[1]', code: 'notAvailable' });
-    expect(split.errors[0].message_en).toMatch(
-      /^Customers \(customers\) cannot be split by Payment method \(payment_method\)\. It can be split by: .*Day \(day\)/,
+    expect(filtered).toMatchObject({ measure: 'sessions', dimensions: ['tax_rate'] });
+    expect(filtered.message_en).toMatch(
+      /^Sessions \(sessions\) cannot be split or filtered by Tax rate \(tax_rate\)\. It can be by: Hour \(hour\), Day \(day\)/,
     );
-    expect(split.errors[0].message_ar).toContain('طريقة الدفع (payment_method)');
+    expect(filtered.message_ar).toContain('نسبة الضريبة (tax_rate)');
+    // An order's discount is the order's, not a product's.
+    const split = expectProblem(await build({ measures: ['discounts'], dimensions: ['day', 'product'] }), 400, 'unsupported_combination');
+    expect(split).toMatchObject({ measure: 'discounts', dimensions: ['product'] });
+    expect(split.message_en).toContain('It can be by: Hour (hour), Day (day)');
+    expect(split.message_en).toContain('Customer (customer)');
 
     const answer = ok(await build({ measures: ['net_sales'], dimensions: ['category'], last: 30 }));
-    expect(answer.filterable).toEqual(['product', 'variant', 'category', 'brand']);
+    // Answered from the rollup, it can be filtered by whatever the records reach too.
+    expect(answer.filterable).toEqual([
+      'product',
+      'variant',
+      'category',
+      'brand',
+      'payment_method',
+      'fulfilment_type',
+      'shipping_method',
+      'customer_type',
+      'customer_kind',
+      'locale',
+      'tax_rate',
+      'customer',
+    ]);
     expect(ok(await build({ measures: ['net_sales'], last: 30 })).filterable).toEqual(
       expect.arrayContaining(['product', 'category', 'payment_method', 'tax_rate', 'customer']),
     );

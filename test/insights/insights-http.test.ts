@@ -344,7 +344,7 @@ describe('Insights over HTTP', () => {
       [{ measures: ['net_sales'], filters: [{ dimension: 'tax_rate', op: 'between', values: ['1'] }] }, 400, 'validation_failed'],
       [{ measures: ['net_sales'], filters: [{ dimension: 'tax_rate', op: 'gt', values: ['lots'] }] }, 400, 'validation_failed'],
       [{ measures: ['net_sales'], filters: [{ dimension: 'product', op: 'gt', values: ['1'] }] }, 400, 'validation_failed'],
-      [{ measures: ['customers'], dimensions: ['payment_method'] }, 400, 'validation_failed'],
+      [{ measures: ['conversion_rate'], dimensions: ['tax_rate'] }, 400, 'unsupported_combination'],
       [{ measures: [] }, 400, 'validation_failed'],
       [{ measures: ['net_sales'], last: 'yesterday' }, 400, 'validation_failed'],
       [{ measures: ['net_sales'], last: 400 }, 400, 'invalid_range'],
@@ -379,6 +379,18 @@ describe('Insights over HTTP', () => {
     const top = ok(await build(token, { ...query, sort: '-units_sold', limit: 25 }));
     expect(top.rows).toHaveLength(25);
     expect(top.rowCount).toBe(25);
+    // Not split at all, a year of hourly search rows (over 5,000) is one row of totals: answered, not refused.
+    const searched = await t.store();
+    await t.app.get(StoreService).setPlan(searched.storeId, 'pro');
+    await t.db.query(
+      `insert into insights_searches_hourly (store_id, hour, searches)
+       select $1, date_trunc('hour', localtimestamp) - make_interval(hours => i), 1 from generate_series(1, 6000) as i`,
+      [searched.storeId],
+    );
+    const searchedToken = await staffToken(t.app, await addStaff(t.app, searched.storeId, 'owner'));
+    const totals = ok(await build(searchedToken, { measures: ['searches'], last: 366 }));
+    expect(totals.rowCount).toBe(1);
+    expect(totals.totals.searches).toBe(6000);
   });
 
   it('top customers, found through what each has bought of all time, are those of adding every customer up', async () => {

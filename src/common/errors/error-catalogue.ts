@@ -281,6 +281,21 @@ export const ERRORS = {
     message_en: 'This report has more than 5,000 rows. Narrow it down, or export it: exports have no row limit.',
     message_ar: 'يتجاوز هذا التقرير 5000 صف. ضيّق نطاقه أو صدّره: لا حد لعدد الصفوف في التصدير.',
   },
+  unsupported_combination: {
+    status: 400,
+    title: 'Bad Request',
+    message_en:
+      'A measure cannot be split or filtered by these dimensions: they have no meaning together. GET /admin/insights/measures lists the dimensions of each measure.',
+    message_ar: 'لا يمكن تقسيم المقياس أو تصفيته حسب هذه الأبعاد: لا معنى لها معًا. تعرض GET /admin/insights/measures أبعاد كل مقياس.',
+  },
+  query_too_heavy: {
+    status: 422,
+    title: 'Unprocessable Content',
+    message_en:
+      'This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit.',
+    message_ar:
+      'يقرأ هذا السؤال سجلات أكثر مما يمكن الإجابة عنه في الوقت المتاح. ضيّق النطاق أو قلّل الأبعاد أو أضف تصفية، أو صدّره: لا حد زمنيًا للتصدير.',
+  },
   export_not_ready: {
     status: 409,
     title: 'Conflict',

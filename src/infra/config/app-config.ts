@@ -131,6 +131,16 @@ export class AppConfig {
   @Max(60)
   INSIGHTS_FOLD_SECONDS = 5;
 
+  /**
+   * How long a builder question answered from the records (no rollup holds its dimensions) may read
+   * before it is refused with 422 query_too_heavy; exports of it have no limit.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(600)
+  INSIGHTS_RECORDS_TIMEOUT_SECONDS = 20;
+
   /** The wait before background work that failed (an export, a report delivery) is tried again; it doubles each time. */
   @Transform(toInt)
   @IsInt()

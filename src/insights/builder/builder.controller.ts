@@ -22,7 +22,7 @@ export class BuilderController {
       'Measures split by up to 3 dimensions, filtered, compared and sorted; also needs the view permission of every area its measures and dimensions belong to. Over 5,000 rows: 422 over_row_limit with `rowCount` and the export to run instead.',
   })
   @ApiOkResponse({ type: ReportResponseDoc })
-  @ApiProblemResponses([...QUERY_ERRORS, 'over_row_limit'], 'admin')
+  @ApiProblemResponses([...QUERY_ERRORS, 'over_row_limit', 'query_too_heavy'], 'admin')
   run(@Body() body: BuilderRunDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.builder.run(body, admin);
   }

@@ -9,7 +9,7 @@ import { readableDimensions, requireAreas } from '../query/area-access.js';
 import { DimensionValues } from '../query/dimension-values.js';
 import { FreshnessService } from '../query/freshness.js';
 import type { Filter, FilterOperator } from '../definitions/filters.js';
-import { QueryEngine, type QuerySpec } from '../query/query-engine.js';
+import { QueryEngine, unsupportedCombination, type QuerySpec } from '../query/query-engine.js';
 import { isCalendarDate, periodsOf, resolveRange, type Compare, type DateRange } from '../query/ranges.js';
 import { EXPORT_BATCH_ROWS, type ReportColumnDoc, type ReportRows } from '../query/report-rows.js';
 import { StoreCalendars } from '../query/store-calendar.js';
@@ -52,6 +52,25 @@ export class BuilderService {
   }
 
   async run(query: BuilderQuery, admin: AdminPrincipal) {
+    try {
+      return await this.answer(query, admin);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'query_too_heavy') throw error;
+      throw new ApiError('query_too_heavy', {
+        ...error.options,
+        suggestion: {
+          code: 'narrow_or_export',
+          message_en:
+            'Ask for a shorter range, fewer dimensions or a filter; or export it instead: POST /admin/insights/exports with this body gives every row as a file, without a time limit.',
+          message_ar:
+            'اطلب نطاقًا أقصر أو أبعادًا أقل أو أضف تصفية؛ أو صدّره بدلًا من ذلك: يعطي POST /admin/insights/exports بهذا المحتوى الصفوف كلها في ملف، دون حد زمني.',
+          export: exportOf(query),
+        },
+      });
+    }
+  }
+
+  private async answer(query: BuilderQuery, admin: AdminPrincipal) {
     const { measures, dimensions, calendar, grain, resolved, spec } = await this.prepare(query, admin);
     const names = dimensions.map((dimension) => dimension.name);
     const main = spec(resolved.range, names);
@@ -64,7 +83,7 @@ export class BuilderService {
           code: 'export',
           message_en: `Export it instead: POST /admin/insights/exports with this body gives all ${rowCount} rows as a file.`,
           message_ar: `صدّره بدلًا من ذلك: يعطي POST /admin/insights/exports بهذا المحتوى الصفوف كلها (${rowCount}) في ملف.`,
-          export: { source: { builder: query }, format: 'csv' },
+          export: exportOf(query),
         },
       });
     }
@@ -158,37 +177,14 @@ export class BuilderService {
   }
 
   /**
-   * Refuses a dimension that one of the measures cannot be split or filtered by at all, naming both
-   * (dimensions they can each take, but not together, are refused by the query engine).
+   * Refuses a dimension that one of the measures cannot be split or filtered by on any path, naming
+   * both (dimensions they can each take, but not together, are refused by the query engine).
    */
   private refuseUnavailable(measures: MeasureDef[], dimensions: DimensionDef[], filters: Filter[]): void {
-    const uses: { dimension: DimensionDef; field: string; filtered: boolean }[] = [
-      ...dimensions.map((dimension, index) => ({ dimension, field: `dimensions[${index}]`, filtered: false })),
-      ...filters.map((filter, index) => ({
-        dimension: dimensionNamed(filter.dimension)!,
-        field: `filters[${index}].dimension`,
-        filtered: true,
-      })),
-    ];
-    for (const { dimension, field, filtered } of uses) {
-      const measure = measures.find((candidate) => !dimensionsOf(candidate).includes(dimension.name));
-      if (!measure) continue;
-      const able = dimensionsOf(measure)
-        .map(dimensionNamed)
-        .filter((candidate) => candidate && (!filtered || (candidate.filterable && !isTimeGrain(candidate.name)))) as DimensionDef[];
-      const verb = filtered ? { en: 'filtered', ar: 'تصفية', arIt: 'تصفيته' } : { en: 'split', ar: 'تقسيم', arIt: 'تقسيمه' };
-      throw invalidField(field, 'notAvailable', {
-        en: `${measure.label.en} (${measure.name}) cannot be ${verb.en} by ${dimension.label.en} (${dimension.name}). ${
-          able.length > 0
-            ? `It can be ${verb.en} by: ${able.map((candidate) => `${candidate.label.en} (${candidate.name})`).join(', ')}.`
-            : `It cannot be ${verb.en}.`
-        }`,
-        ar: `لا يمكن ${verb.ar} ${measure.label.ar} (${measure.name}) حسب ${dimension.label.ar} (${dimension.name}). ${
-          able.length > 0
-            ? `يمكن ${verb.arIt} حسب: ${able.map((candidate) => `${candidate.label.ar} (${candidate.name})`).join('، ')}.`
-            : `لا يمكن ${verb.arIt}.`
-        }`,
-      });
+    const used = [...dimensions.map((dimension) => dimension.name), ...filters.map((filter) => filter.dimension)];
+    for (const name of used) {
+      const measure = measures.find((candidate) => !dimensionsOf(candidate).includes(name));
+      if (measure) throw unsupportedCombination(measure, [name]);
     }
   }
 
@@ -279,6 +275,11 @@ export class BuilderService {
       };
     });
   }
+}
+
+/** The export request that gives every row of a builder query as a file. */
+function exportOf(query: BuilderQuery) {
+  return { source: { builder: query }, format: 'csv' };
 }
 
 function columnsOf(dimensions: DimensionDef[], measures: MeasureDef[]): ReportColumnDoc[] {

@@ -28,15 +28,18 @@ export interface ReferenceEntry {
   operators?: string[];
 }
 
-/** The dimensions a measure can be split by: those of each source that has it, and the time grains its rollups keep. */
+/**
+ * The dimensions a measure can be split by: those of each source that has it, from its rollups or
+ * its records, and the time grains its rollups keep (records keep every one).
+ */
 export function dimensionsOf(measure: MeasureDef): string[] {
   const names = new Set<string>();
   for (const source of SOURCES) {
     if (!measure.in[source.name]) continue;
-    for (const name of Object.keys(source.dimensions)) names.add(name);
+    for (const name of Object.keys({ ...source.dimensions, ...source.records?.dimensions })) names.add(name);
     if (!source.timed) continue;
     for (const grain of TIME_GRAINS) {
-      if (grain !== 'hour' || source.tables.some((table) => table.granularity === 'hour')) names.add(grain);
+      if (grain !== 'hour' || source.records || source.tables.some((table) => table.granularity === 'hour')) names.add(grain);
     }
   }
   return DIMENSIONS.map((dimension) => dimension.name).filter((name) => names.has(name));

@@ -1,10 +1,14 @@
 import { sql, type RawBuilder } from 'kysely';
+import { orderRecords } from '../rollups/facts/sales.js';
+import type { WindowScope } from '../rollups/facts/statements.js';
 import { ROLLUPS, type RollupTable } from '../rollups/rollup-tables.js';
 
 /**
  * Where measures are read from: each source is one kind of rollup, at one or more granularities,
- * with the dimensions its rows can be split and filtered by. The query layer picks, for each
- * measure, the first source (in this order) that has it and every dimension the query uses.
+ * with the dimensions its rows can be split and filtered by, and for some, the records the rollup
+ * is folded from, which reach more dimensions. The query layer picks, for each measure, the first
+ * source (in this order) that has it and whose rollups hold every dimension the query uses; else the
+ * first whose records do.
  */
 
 export const SOURCE_NAMES = [
@@ -43,6 +47,20 @@ export interface SourceDef {
   conditions?(used: ReadonlySet<string>): RawBuilder<unknown>[] | { refused: string };
   /** Rows each rollup row stands for when the dimensions a query uses need it (joined laterally, beside `t`). */
   expand?(used: ReadonlySet<string>): RawBuilder<unknown> | undefined;
+  /** The records the rollups are folded from, read when the rollups do not hold a question's dimensions. */
+  records?: SourceRecords;
+}
+
+/**
+ * A source's facts computed from its records by the folds' own definitions (rollups/facts), not
+ * added anywhere: each fact with the same measure columns a rollup row sums, so that every measure
+ * reads them with its one SQL aggregate.
+ */
+export interface SourceRecords {
+  /** What the facts can be split and filtered by: the rollups' dimensions and more. */
+  dimensions: Record<string, SourceDimension>;
+  /** The facts of a store within a window, each with when it happened (`at`) and its store's time zone (`tz`). */
+  facts(scope: WindowScope): RawBuilder<unknown>;
 }
 
 const column = (name: string, type?: SourceDimension['type']): SourceDimension => ({ sql: sql.ref(`t.${name}`), column: name, type });
@@ -56,31 +74,38 @@ function customerGrouping(used: ReadonlySet<string>): RawBuilder<unknown>[] | { 
   return [sql`t.grouping = ${groupings[0] ?? 'all'}`];
 }
 
+/** What an order is split by: how it was paid, fulfilled and placed, and by whom. */
+const ORDER_DIMENSIONS = {
+  payment_method: column('payment_method'),
+  fulfilment_type: column('fulfilment_type'),
+  shipping_method: column('shipping_method'),
+  customer_type: column('customer_type'),
+  customer_kind: column('customer_kind'),
+  locale: column('locale'),
+  tax_rate: column('tax_rate_bps', 'int'),
+};
+const CUSTOMER = { customer: column('customer_id', 'bigint') };
+const LINE_DIMENSIONS = {
+  product: column('product_id', 'uuid'),
+  variant: column('variant_id', 'uuid'),
+  category: column('category_id', 'uuid'),
+  brand: column('brand_id', 'uuid'),
+};
+
 export const SOURCES: readonly SourceDef[] = [
   {
     name: 'sales',
     tables: [ROLLUPS.salesHourly, ROLLUPS.salesDaily, ROLLUPS.salesMonthly, ROLLUPS.salesTotalsDaily],
     timed: true,
-    dimensions: {
-      payment_method: column('payment_method'),
-      fulfilment_type: column('fulfilment_type'),
-      shipping_method: column('shipping_method'),
-      customer_type: column('customer_type'),
-      customer_kind: column('customer_kind'),
-      locale: column('locale'),
-      tax_rate: column('tax_rate_bps', 'int'),
-    },
+    dimensions: ORDER_DIMENSIONS,
+    records: { dimensions: { ...ORDER_DIMENSIONS, ...CUSTOMER }, facts: (scope) => orderRecords(scope, 'sales') },
   },
   {
     name: 'products',
     tables: [ROLLUPS.productsDaily, ROLLUPS.productsMonthly],
     timed: true,
-    dimensions: {
-      product: column('product_id', 'uuid'),
-      variant: column('variant_id', 'uuid'),
-      category: column('category_id', 'uuid'),
-      brand: column('brand_id', 'uuid'),
-    },
+    dimensions: LINE_DIMENSIONS,
+    records: { dimensions: { ...LINE_DIMENSIONS, ...ORDER_DIMENSIONS, ...CUSTOMER }, facts: (scope) => orderRecords(scope, 'lines') },
   },
   {
     name: 'customers',
@@ -99,7 +124,7 @@ export const SOURCES: readonly SourceDef[] = [
     name: 'customer_sales',
     tables: [ROLLUPS.customerSalesDaily],
     timed: true,
-    dimensions: { customer: column('customer_id', 'bigint') },
+    dimensions: CUSTOMER,
   },
   {
     name: 'cohorts',

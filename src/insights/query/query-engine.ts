@@ -4,7 +4,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Bilingual } from '../../common/bilingual.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
+import { AppConfig } from '../../infra/config/app-config.js';
 import { DIMENSIONS, dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
+import { dimensionsOf } from '../definitions/reference.js';
 import type { Filter } from '../definitions/filters.js';
 import { emptyValueOf, type MeasureContext, type MeasureDef } from '../definitions/measures.js';
 import { SOURCES, type SourceDef, type SourceDimension } from '../definitions/sources.js';
@@ -13,10 +15,12 @@ import { labelJoin, labelledDimensions } from './dimension-values.js';
 import { isoWeekday, monthsWithin, type DateRange, type WeekStart } from './ranges.js';
 
 /**
- * The one way Insights reads figures: measures split by dimensions over a date range, from the
- * rollups. Each measure is read from the first source that has it and every dimension the query
- * uses; measures of one source are one grouped SQL statement over the coarsest rollup table that
- * serves the query, and the parts are joined on their dimension values.
+ * The one way Insights reads figures: measures split by dimensions over a date range. Each measure
+ * is read from the first source that has it and whose rollups hold every dimension the query uses,
+ * else from the first whose records reach them (the facts the rollups are folded from, computed by
+ * the same definitions); measures of one source are one grouped SQL statement over the coarsest
+ * rollup table that serves the query, or over the records, and the parts are joined on their
+ * dimension values.
  */
 
 export interface QuerySpec {
@@ -28,15 +32,20 @@ export interface QuerySpec {
   range: DateRange;
   weekStartsOn: WeekStart;
   sort?: { measure: string; descending: boolean };
+  /** Read from the records wherever a source has them, even when a rollup holds the question (both give the same figures). */
+  via?: 'records';
 }
 
 export type Row = Record<string, string | number | null>;
 /** A row of `stream`: with the labels its statement joined (see labelJoin), the others looked up by DimensionValues. */
 export type StreamedRow = Row & { labels?: Record<string, Bilingual> };
 
+/** What a part reads: one rollup table, or the records. */
+type Reading = RollupTable | 'records';
+
 interface Part {
   source: SourceDef;
-  table: RollupTable;
+  table: Reading;
   measures: MeasureDef[];
 }
 
@@ -66,15 +75,50 @@ function unavailable(field: string, en: string, ar: string) {
   return invalidField(field, 'notAvailable', { en, ar });
 }
 
+/**
+ * A measure asked for with dimensions it has no meaning with: the one it can never be split or
+ * filtered by (with those it can), or else the ones it cannot take together.
+ */
+export function unsupportedCombination(measure: MeasureDef, dimensions: string[]): ApiError {
+  const able = dimensionsOf(measure);
+  const alone = dimensions.find((name) => !able.includes(name));
+  const named = (names: string[], language: 'en' | 'ar') =>
+    names.map((name) => `${dimensionNamed(name)?.label[language] ?? name} (${name})`).join(language === 'en' ? ', ' : '، ');
+  const message: Bilingual = alone
+    ? {
+        en: `${measure.label.en} (${measure.name}) cannot be split or filtered by ${named([alone], 'en')}. It can be by: ${named(able, 'en') || 'nothing'}.`,
+        ar: `لا يمكن تقسيم ${measure.label.ar} (${measure.name}) أو تصفيته حسب ${named([alone], 'ar')}. يمكن ذلك حسب: ${named(able, 'ar') || 'لا شيء'}.`,
+      }
+    : {
+        en: `${measure.label.en} (${measure.name}) cannot be split or filtered by ${named(dimensions, 'en')} together.`,
+        ar: `لا يمكن تقسيم ${measure.label.ar} (${measure.name}) أو تصفيته حسب ${named(dimensions, 'ar')} معًا.`,
+      };
+  return new ApiError('unsupported_combination', {
+    message,
+    details: { measure: measure.name, dimensions: alone ? [alone] : dimensions },
+  });
+}
+
+/** The dimensions a part reads its rows by: its rollup's, or its records'. */
+function readBy(part: Part): Record<string, SourceDimension> {
+  return part.table === 'records' ? part.source.records!.dimensions : part.source.dimensions;
+}
+
 @Injectable()
 export class QueryEngine {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly config: AppConfig,
+  ) {}
 
   /** Every row of the query, sorted as asked (else by the dimensions). */
   async rows(asked: QuerySpec, page?: { limit: number; offset: number }): Promise<{ rows: Row[]; more: boolean }> {
     const spec = withoutVacuousFilters(asked);
     const parts = this.plan(spec);
-    const db = this.em.getKysely() as Kysely<unknown>;
+    return this.bounded(parts, (db) => this.read(spec, parts, db, page));
+  }
+
+  private async read(spec: QuerySpec, parts: Part[], db: Kysely<unknown>, page?: { limit: number; offset: number }) {
     if (parts.length === 1) {
       const statement = this.select(spec, parts[0], page ? { limit: page.limit + 1, offset: page.offset } : undefined);
       const { rows } = await statement.execute(db);
@@ -160,10 +204,37 @@ export class QueryEngine {
     const spec = withoutVacuousFilters(asked);
     const parts = this.plan(spec);
     const keys = parts.map((part) => this.select(spec, { ...part, measures: [] }, undefined, true));
-    const { rows } = await sql<{ count: string }>`select count(*) as count from (${sql.join(keys, sql` union `)}) keys`.execute(
-      this.em.getKysely() as Kysely<unknown>,
+    const { rows } = await this.bounded(parts, (db) =>
+      sql<{ count: string }>`select count(*) as count from (${sql.join(keys, sql` union `)}) keys`.execute(db),
     );
     return Number(rows[0].count);
+  }
+
+  /**
+   * Runs a read; one that reads records is bounded by INSIGHTS_RECORDS_TIMEOUT_SECONDS (set for its
+   * own transaction only) and, past it, refused with 422 query_too_heavy. Rollup reads are small
+   * and unbounded.
+   */
+  private async bounded<T>(parts: Part[], read: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
+    if (!parts.some((part) => part.table === 'records')) return read(this.em.getKysely() as Kysely<unknown>);
+    const seconds = this.config.INSIGHTS_RECORDS_TIMEOUT_SECONDS;
+    try {
+      return await this.em.fork().transactional(async (em) => {
+        const db = em.getKysely() as Kysely<unknown>;
+        await sql`select set_config('statement_timeout', ${`${seconds * 1000}`}, true)`.execute(db);
+        return read(db);
+      });
+    } catch (error) {
+      if ((error as { code?: string }).code !== '57014') throw error;
+      throw new ApiError('query_too_heavy', {
+        details: { timeoutSeconds: seconds },
+        suggestion: {
+          code: 'narrow',
+          message_en: 'Ask for a shorter range, fewer dimensions or a filter; or export it, which has no time limit.',
+          message_ar: 'اطلب نطاقًا أقصر أو أبعادًا أقل أو أضف تصفية؛ أو صدّره، فلا حد زمنيًا للتصدير.',
+        },
+      });
+    }
   }
 
   /** Checks that every measure can be read as the query asks, without reading anything. */
@@ -203,23 +274,18 @@ export class QueryEngine {
           `لا معنى لـ ${measure.name} إلا عند التقسيم حسب ${missing.join(' و')}.`,
         );
       }
-      const served = SOURCES.flatMap((source) => {
-        if (!measure.in[source.name]) return [];
-        if (grain && !source.timed) return [];
+      const sources = SOURCES.filter((source) => measure.in[source.name] && (!grain || source.timed));
+      const fromRollups = sources.flatMap((source): { source: SourceDef; table: Reading }[] => {
         if ([...used].some((dimension) => !source.dimensions[dimension])) return [];
         const conditions = source.conditions?.(used);
         if (conditions && 'refused' in conditions) return [];
         const table = this.tableFor(source, grain, used, spec.range);
         return table ? [{ source, table }] : [];
       })[0];
-      if (!served) {
-        const split = [...spec.dimensions, ...spec.filters.map((filter) => filter.dimension)];
-        throw unavailable(
-          'measures',
-          `${measure.name} cannot be split or filtered by ${[...new Set(split)].join(', ')} together. GET /admin/insights/measures lists the dimensions of each measure.`,
-          `لا يمكن تقسيم ${measure.name} أو تصفيته حسب ${[...new Set(split)].join('، ')} معًا. تعرض GET /admin/insights/measures أبعاد كل مقياس.`,
-        );
-      }
+      const recorded = sources.find((source) => source.records && [...used].every((dimension) => source.records!.dimensions[dimension]));
+      const fromRecords = recorded && { source: recorded, table: 'records' as const };
+      const served = spec.via === 'records' ? (fromRecords ?? fromRollups) : (fromRollups ?? fromRecords);
+      if (!served) throw unsupportedCombination(measure, [...new Set([...spec.dimensions, ...used])]);
       const part = parts.find((candidate) => candidate.source === served.source && candidate.table === served.table);
       if (part) part.measures.push(measure);
       else parts.push({ ...served, measures: [measure] });
@@ -272,7 +338,7 @@ export class QueryEngine {
     const used = this.used(spec);
     // Grouped by the values as they are (a uuid, a date), answered as text.
     const values = spec.dimensions.map((dimension) =>
-      isTimeGrain(dimension) ? this.periodValue(table, dimension, spec.weekStartsOn) : source.dimensions[dimension].sql,
+      isTimeGrain(dimension) ? this.periodValue(table, dimension, spec.weekStartsOn) : readBy(part)[dimension].sql,
     );
     const periodStart = grain
       ? sql`greatest(${this.periodDate(table, grain, spec.weekStartsOn)}, ${spec.range.from}::date)`
@@ -282,7 +348,7 @@ export class QueryEngine {
     const where = [
       sql`t.store_id = ${spec.storeId}::uuid`,
       ...(Array.isArray(conditions) ? conditions : []),
-      ...spec.filters.map((filter) => this.filterCondition(source, filter)),
+      ...spec.filters.map((filter) => this.filterCondition(readBy(part)[filter.dimension], filter)),
     ];
     const measures = keysOnly ? [] : part.measures;
     const expansion = source.expand?.(used);
@@ -292,11 +358,14 @@ export class QueryEngine {
         ...measures.map((measure) => sql`${measure.in[source.name]!(context)} as ${sql.ref(measure.name)}`),
         sql`1 as one`,
       ])}
-      from ${this.rangeRows(spec, source, table)} t ${expansion ? sql`cross join lateral ${expansion}` : sql``}
+      from ${table === 'records' ? this.recordRows(spec, source) : this.rangeRows(spec, source, table)} t ${expansion ? sql`cross join lateral ${expansion}` : sql``}
       where ${sql.join(where, sql` and `)}
       ${values.length > 0 ? sql`group by ${sql.join(values.map((_, i) => sql.lit(i + 1)))}` : sql``}`;
     const answered = spec.dimensions.map((dimension, i) => sql`${this.asText(dimension, sql.ref(`g.d${i}`))} as ${sql.ref(dimension)}`);
-    if (keysOnly) return sql`select ${sql.join(answered.length > 0 ? answered : [sql`1 as one`])} from (${grouped}) g`;
+    if (keysOnly) {
+      // without dimensions, the answer is one row of totals, whatever rows it adds up
+      return answered.length > 0 ? sql`select ${sql.join(answered)} from (${grouped}) g` : sql`select 1 as one`;
+    }
     const query = sql`select ${sql.join([...answered, ...measures.map((measure) => sql.ref(`g.${measure.name}`)), sql`1 as one`])} from (${grouped}) g`;
     const order: RawBuilder<unknown>[] = [];
     if (spec.sort && measures.some((measure) => measure.name === spec.sort!.measure)) {
@@ -352,6 +421,21 @@ export class QueryEngine {
   }
 
   /**
+   * The facts of the range from the source's records, each in its local day and hour. The range's
+   * local days are a window of instants in the store's time zone, which every fold's records are
+   * selected by (rollups/facts).
+   */
+  private recordRows(spec: QuerySpec, source: SourceDef): RawBuilder<unknown> {
+    const timezone = sql`(select s.timezone from stores s where s.id = ${spec.storeId}::uuid)`;
+    const window = {
+      from: sql`(${spec.range.from}::date::timestamp at time zone ${timezone})`,
+      to: sql`((${spec.range.to}::date + 1)::timestamp at time zone ${timezone})`,
+    };
+    return sql`(select f.*, (f.at at time zone f.tz)::date as day, date_trunc('hour', f.at at time zone f.tz) as hour
+                from (${source.records!.facts({ storeId: spec.storeId, window })}) f)`;
+  }
+
+  /**
    * The rollup rows of the range: the table's own, or, for a monthly table, its whole months inside
    * the range and its daily sibling's days before and after them (a month's bucket read as its first day).
    */
@@ -383,9 +467,9 @@ export class QueryEngine {
         and (day < ${months.from}::date or day >= (${months.to}::date + interval '1 month')::date))`;
   }
 
-  /** The first day of the row's period, as a date. */
-  private periodDate(table: RollupTable, grain: TimeGrain, weekStartsOn: WeekStart): RawBuilder<unknown> {
-    const day = table.granularity === 'hour' ? sql`t.hour::date` : sql`t.day`;
+  /** The first day of the row's period, as a date (records have a day and an hour). */
+  private periodDate(table: Reading, grain: TimeGrain, weekStartsOn: WeekStart): RawBuilder<unknown> {
+    const day = table !== 'records' && table.granularity === 'hour' ? sql`t.hour::date` : sql`t.day`;
     switch (grain) {
       case 'hour':
       case 'day':
@@ -398,7 +482,7 @@ export class QueryEngine {
   }
 
   /** The row's period: its hour, or the first day of its day, week, month… */
-  private periodValue(table: RollupTable, grain: TimeGrain, weekStartsOn: WeekStart): RawBuilder<unknown> {
+  private periodValue(table: Reading, grain: TimeGrain, weekStartsOn: WeekStart): RawBuilder<unknown> {
     return grain === 'hour' ? sql`t.hour` : this.periodDate(table, grain, weekStartsOn);
   }
 
@@ -408,9 +492,9 @@ export class QueryEngine {
     return isTimeGrain(dimension) ? sql`to_char(${value}, 'YYYY-MM-DD')` : sql`${value}::text`;
   }
 
-  private filterCondition(source: SourceDef, filter: Filter): RawBuilder<unknown> {
+  private filterCondition(read: SourceDimension, filter: Filter): RawBuilder<unknown> {
     const dimension = dimensionNamed(filter.dimension)!;
-    const raw = source.dimensions[filter.dimension].sql;
+    const raw = read.sql;
     const value = sql`(${raw})::text`;
     const typed = dimension.type === 'number' ? sql`(${raw})::numeric` : dimension.type === 'date' ? sql`(${raw})::date` : value;
     const cast = (raw: string) =>
@@ -418,9 +502,9 @@ export class QueryEngine {
     const none = NONE_VALUE[filter.dimension];
     switch (filter.op) {
       case 'in':
-        return this.among(source.dimensions[filter.dimension], filter.values);
+        return this.among(read, filter.values);
       case 'not_in':
-        return sql`not ${this.among(source.dimensions[filter.dimension], filter.values)}`;
+        return sql`not ${this.among(read, filter.values)}`;
       case 'contains':
         return sql`${value} ilike any(${filter.values.map((text) => `%${text.replace(/[\\%_]/g, '\\$&')}%`)}::text[])`;
       case 'gt':

@@ -7,4 +7,5 @@ export const QUERY_ERRORS = [
   'unknown_dimension',
   'unknown_dimension_value',
   'too_many_dimensions',
+  'unsupported_combination',
 ] as const;

@@ -16,7 +16,10 @@ function Report(name: ReportName) {
     RequirePermission(reportPermission(name)),
     ApiOperation({ summary: REPORTS[name].title.en, description: REPORTS[name].title.ar }),
     ApiOkResponse({ type: ReportResponseDoc }),
-    ApiProblemResponses(['VALIDATION_FAILED', 'invalid_range', 'unknown_measure', 'unknown_dimension', 'unknown_dimension_value'], 'admin'),
+    ApiProblemResponses(
+      ['VALIDATION_FAILED', 'invalid_range', 'unknown_measure', 'unknown_dimension', 'unknown_dimension_value', 'query_too_heavy'],
+      'admin',
+    ),
   );
 }
 

@@ -16,7 +16,7 @@ export function searched(scope: FoldScope): RawBuilder<unknown>[] {
           sql`select q.store_id, q.created_at as at, s.timezone as tz, q.normalized_query as query, ${measures(ROLLUPS.searchesDaily, {
             searches: sql`1`,
             zero_result_searches: sql`(q.result_count = 0)::int`,
-          })} from searches q join stores s on s.id = q.store_id where ${scoped(scope, 'q')}`,
+          })} from searches q join stores s on s.id = q.store_id where ${scoped(scope, 'q', 'created_at')}`,
         ],
       ],
       addInto(SEARCH_TABLES, 'search_facts'),
@@ -34,7 +34,7 @@ export function storefrontEvents(scope: FoldScope): RawBuilder<unknown>[] {
   // An order left out of Insights (a test order) is no session's order step, nor a search's follow-up; its session still counts.
   const events = sql`
     select e.*, not (e.kind = 'order_placed' and ${leftOutOrder(sql`e.order_id`)}) as counted_order
-    from storefront_events e where ${scoped(scope, 'e', 'bigint')}`;
+    from storefront_events e where ${scoped(scope, 'e', 'occurred_at', 'bigint')}`;
   // Each session counts once per step, in the hour it started (its session_started event, else its
   // session row's creation, else its first event). A session's start is counted from its session_started
   // event, whenever that is folded in; a session with none counts as started with its first event.

@@ -33,7 +33,7 @@ export function fulfilmentStep(scope: FoldScope, step: 'shipped' | 'ready' | 'de
         [
           'stepped',
           sql`select o.*, s.timezone as tz, coalesce(o.shipping_method_code, '') as shipping_method
-              from ${COUNTED_ORDERS} o join stores s on s.id = o.store_id where ${scoped(scope, 'o')} and ${at} is not null`,
+              from ${COUNTED_ORDERS} o join stores s on s.id = o.store_id where ${scoped(scope, 'o', `${step}_at`)} and ${at} is not null`,
         ],
         [
           'step_facts',

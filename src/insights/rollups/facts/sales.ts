@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { COUNTED_ORDERS } from '../counted-orders.js';
 import { NONE_ID, ROLLUPS } from '../rollup-tables.js';
-import { addInto, measures, scoped, statement, type FoldScope } from './statements.js';
+import { addInto, factRows, measures, scoped, statement, type FactParts, type FoldScope, type WindowScope } from './statements.js';
 
 // An order placed, cancelled or refunded: its sales, lines, customers, cohorts and customers' sales, and from
 // the same snapshot the promise it makes or withdraws (fulfilment) and the money authorised, voided or paid back.
@@ -55,7 +55,7 @@ function orders(where: RawBuilder<unknown>, scope: FoldScope): RawBuilder<unknow
              coalesce(sum(l.tax_amount), 0)::bigint as tax
       from order_lines l where l.order_id = o.id
     ) lines
-    ${'storeId' in scope ? storeHistory(scope.storeId) : orderHistory}
+    ${'storeId' in scope && !('window' in scope) ? storeHistory(scope.storeId) : orderHistory}
     left join insights_customers customer on customer.store_id = o.store_id and customer.email = lower(o.email)
     where ${where}`;
 }
@@ -119,7 +119,7 @@ function returnedLines(scope: FoldScope): RawBuilder<unknown> {
     with scoped as (
       select r.id, r.created_at, rl.order_line_id, rl.quantity, rl.amount
       from refunds r join refund_lines rl on rl.refund_id = r.id
-      where ${scoped(scope, 'r')} and r.reason = 'return'
+      where ${scoped(scope, 'r', 'created_at')} and r.reason = 'return'
     ), returned_before as (
       -- every refund of the lines concerned, with the units of the line refunded before it
       select rl.refund_id, rl.order_line_id,
@@ -147,7 +147,7 @@ function refundedShipping(scope: FoldScope): RawBuilder<unknown> {
       from (select shipping_total, prices_include_tax, tax_total - (select coalesce(sum(tax_amount), 0) from order_lines where order_id = r.order_id) as shipping_tax
             from orders where id = r.order_id) o
     ) tax
-    where ${scoped(scope, 'r')} and r.reason = 'return' and r.shipping_amount > 0`;
+    where ${scoped(scope, 'r', 'created_at')} and r.reason = 'return' and r.shipping_amount > 0`;
 }
 
 /** A line's product keys, "none" for what it does not have (or no longer has). */
@@ -155,6 +155,11 @@ const LINE_KEYS = sql`coalesce(l.variant_id, ${NONE_ID}::uuid) as variant_id, co
                       coalesce(l.category_id, ${NONE_ID}::uuid) as category_id, coalesce(l.brand_id, ${NONE_ID}::uuid) as brand_id`;
 
 const SALES_KEYS = sql`o.payment_method, o.fulfilment_type, o.shipping_method, o.customer_type, o.customer_kind, o.locale, o.tax_rate_bps`;
+/**
+ * What an order's facts carry beyond the keys of the tables they are added into, for the records path
+ * to split and filter by: the order's sales keys on its lines, and its customer on both.
+ */
+const ORDER_KEYS = sql`${SALES_KEYS}, o.customer_id`;
 const SALES_TABLES = [ROLLUPS.salesDaily, ROLLUPS.salesHourly, ROLLUPS.salesMonthly, ROLLUPS.salesTotalsDaily];
 const PRODUCT_TABLES = [ROLLUPS.productsDaily, ROLLUPS.productsMonthly];
 const CUSTOMER_SALES_TABLES = [ROLLUPS.customerSalesDaily, ROLLUPS.customerTotals];
@@ -176,212 +181,236 @@ function registerCustomers(where: RawBuilder<unknown>): RawBuilder<unknown> {
     on conflict (store_id, email) do nothing`;
 }
 
+/** The facts of the scope's orders as placed: sales, lines, customers, cohorts, customers' sales, promises and authorisations. */
+function placedFacts(scope: FoldScope): FactParts {
+  return [
+    ['placed', orders(scoped(scope, 'o', 'placed_at'), scope)],
+    [
+      'placed_sales_facts',
+      sql`select o.store_id, o.placed_at as at, o.tz, ${ORDER_KEYS}, ${measures(sales, {
+        orders: sql`1`,
+        gross_sales: sql`o.gross`,
+        discounts: sql`o.discounts`,
+        shipping: sql`o.shipping_net`,
+        taxes_collected: sql`o.tax_total`,
+        units_sold: sql`o.item_count`,
+      })} from placed o`,
+    ],
+    [
+      'placed_line_facts',
+      sql`select o.store_id, o.placed_at as at, o.tz, ${LINE_KEYS}, ${ORDER_KEYS}, ${measures(products, {
+        units_sold: sql`l.quantity`,
+        gross_sales: LINE_GROSS,
+        variant_orders: sql`(row_number() over (partition by o.id, l.variant_id order by l.position) = 1)::int`,
+        product_orders: sql`(row_number() over (partition by o.id, l.product_id order by l.position) = 1)::int`,
+        category_orders: sql`(row_number() over (partition by o.id, l.category_id order by l.position) = 1)::int`,
+        brand_orders: sql`(row_number() over (partition by o.id, l.brand_id order by l.position) = 1)::int`,
+        category_brand_orders: sql`(row_number() over (partition by o.id, l.category_id, l.brand_id order by l.position) = 1)::int`,
+      })} from placed o join order_lines l on l.order_id = o.id`,
+    ],
+    // The customer counts once in a range when this order is in it and their previous order (in the grouping) is not.
+    // New: the order is their first of all. Second: their second in the grouping, whose first was their first of all.
+    [
+      'placed_customer_facts',
+      sql`select o.store_id, o.placed_at as at, o.tz, g.grouping, g.group_value,
+                 (o.placed_at at time zone o.tz)::date - (g.previous at time zone o.tz)::date as gap,
+                 (o.earlier_any = 0)::int as first_orders, g.earlier = 1 and g.first = o.first_at as second
+          from placed o
+          cross join lateral (values ('all', '', o.first_at, o.previous_any, o.earlier_any),
+                                     ('customer_kind', o.customer_kind, o.first_kind, o.previous_kind, o.earlier_kind),
+                                     ('locale', o.locale, o.first_locale, o.previous_locale, o.earlier_locale))
+            as g(grouping, group_value, first, previous, earlier)`,
+    ],
+    [
+      'placed_cohort_facts',
+      sql`select o.store_id, o.placed_at as at, o.tz, o.cohort_month, ${measures(cohorts, {
+        // once per customer and month: when their latest earlier order is in an earlier month
+        customers: sql`(o.previous_any is null
+          or date_trunc('month', o.previous_any at time zone o.tz) < date_trunc('month', o.placed_at at time zone o.tz))::int`,
+        orders: sql`1`,
+        gross_sales: sql`o.gross - o.discounts`,
+      })} from placed o`,
+    ],
+    [
+      'placed_customer_sales_facts',
+      sql`select o.store_id, o.placed_at as at, o.tz, o.customer_id, ${measures(customerSales, {
+        orders: sql`1`,
+        gross_sales: sql`o.gross`,
+        discounts: sql`o.discounts`,
+      })} from placed o`,
+    ],
+    [
+      'placed_promise_facts',
+      sql`select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
+        promised_orders: sql`1`,
+      })} from placed o`,
+    ],
+    [
+      'placed_authorisation_facts',
+      sql`select o.store_id, o.placed_at as at, o.tz, o.payment_method, ${measures(payments, {
+        authorised_count: sql`1`,
+        authorised_amount: sql`o.total`,
+      })} from placed o where o.payment_method = 'card'`,
+    ],
+  ];
+}
+
 export function orderPlaced(scope: FoldScope): RawBuilder<unknown>[] {
   return [
-    registerCustomers(scoped(scope, 'o')),
-    statement(
-      [
-        ['placed', orders(scoped(scope, 'o'), scope)],
-        [
-          'sales_facts',
-          sql`select o.store_id, o.placed_at as at, o.tz, ${SALES_KEYS}, ${measures(sales, {
-            orders: sql`1`,
-            gross_sales: sql`o.gross`,
-            discounts: sql`o.discounts`,
-            shipping: sql`o.shipping_net`,
-            taxes_collected: sql`o.tax_total`,
-            units_sold: sql`o.item_count`,
-          })} from placed o`,
-        ],
-        [
-          'product_facts',
-          sql`select o.store_id, o.placed_at as at, o.tz, ${LINE_KEYS}, ${measures(products, {
-            units_sold: sql`l.quantity`,
-            gross_sales: LINE_GROSS,
-            variant_orders: sql`(row_number() over (partition by o.id, l.variant_id order by l.position) = 1)::int`,
-            product_orders: sql`(row_number() over (partition by o.id, l.product_id order by l.position) = 1)::int`,
-            category_orders: sql`(row_number() over (partition by o.id, l.category_id order by l.position) = 1)::int`,
-            brand_orders: sql`(row_number() over (partition by o.id, l.brand_id order by l.position) = 1)::int`,
-            category_brand_orders: sql`(row_number() over (partition by o.id, l.category_id, l.brand_id order by l.position) = 1)::int`,
-          })} from placed o join order_lines l on l.order_id = o.id`,
-        ],
-        // The customer counts once in a range when this order is in it and their previous order (in the grouping) is not.
-        // New: the order is their first of all. Second: their second in the grouping, whose first was their first of all.
-        [
-          'customer_facts',
-          sql`select o.store_id, o.placed_at as at, o.tz, g.grouping, g.group_value,
-                     (o.placed_at at time zone o.tz)::date - (g.previous at time zone o.tz)::date as gap,
-                     (o.earlier_any = 0)::int as first_orders, g.earlier = 1 and g.first = o.first_at as second
-              from placed o
-              cross join lateral (values ('all', '', o.first_at, o.previous_any, o.earlier_any),
-                                         ('customer_kind', o.customer_kind, o.first_kind, o.previous_kind, o.earlier_kind),
-                                         ('locale', o.locale, o.first_locale, o.previous_locale, o.earlier_locale))
-                as g(grouping, group_value, first, previous, earlier)`,
-        ],
-        [
-          'cohort_facts',
-          sql`select o.store_id, o.placed_at as at, o.tz, o.cohort_month, ${measures(cohorts, {
-            // once per customer and month: when their latest earlier order is in an earlier month
-            customers: sql`(o.previous_any is null
-              or date_trunc('month', o.previous_any at time zone o.tz) < date_trunc('month', o.placed_at at time zone o.tz))::int`,
-            orders: sql`1`,
-            gross_sales: sql`o.gross - o.discounts`,
-          })} from placed o`,
-        ],
-        [
-          'customer_sales_facts',
-          sql`select o.store_id, o.placed_at as at, o.tz, o.customer_id, ${measures(customerSales, {
-            orders: sql`1`,
-            gross_sales: sql`o.gross`,
-            discounts: sql`o.discounts`,
-          })} from placed o`,
-        ],
-        [
-          'promise_facts',
-          sql`select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
-            promised_orders: sql`1`,
-          })} from placed o`,
-        ],
-        [
-          'authorisation_facts',
-          sql`select o.store_id, o.placed_at as at, o.tz, o.payment_method, ${measures(payments, {
-            authorised_count: sql`1`,
-            authorised_amount: sql`o.total`,
-          })} from placed o where o.payment_method = 'card'`,
-        ],
-      ],
-      [
-        ...addInto(SALES_TABLES, 'sales_facts'),
-        ...addInto(PRODUCT_TABLES, 'product_facts'),
-        customerFold('customer_facts'),
-        ...addInto([cohorts], 'cohort_facts'),
-        ...addInto(CUSTOMER_SALES_TABLES, 'customer_sales_facts'),
-        ...addInto([fulfilment], 'promise_facts'),
-        ...addInto([payments], 'authorisation_facts'),
-      ],
-    ),
+    registerCustomers(scoped(scope, 'o', 'placed_at')),
+    statement(placedFacts(scope), [
+      ...addInto(SALES_TABLES, 'placed_sales_facts'),
+      ...addInto(PRODUCT_TABLES, 'placed_line_facts'),
+      customerFold('placed_customer_facts'),
+      ...addInto([cohorts], 'placed_cohort_facts'),
+      ...addInto(CUSTOMER_SALES_TABLES, 'placed_customer_sales_facts'),
+      ...addInto([fulfilment], 'placed_promise_facts'),
+      ...addInto([payments], 'placed_authorisation_facts'),
+    ]),
+  ];
+}
+
+/** The facts of the scope's cancelled orders: all they sold taken back, their promises withdrawn, unpaid money released. */
+function cancelledFacts(scope: FoldScope): FactParts {
+  return [
+    ['cancelled', orders(sql`${scoped(scope, 'o', 'cancelled_at')} and o.cancelled_at is not null`, scope)],
+    [
+      'cancelled_sales_facts',
+      sql`select o.store_id, o.cancelled_at as at, o.tz, ${ORDER_KEYS}, ${measures(sales, {
+        returns: sql`o.gross - o.discounts`,
+        shipping: sql`-o.shipping_net`,
+        taxes_refunded: sql`o.tax_total`,
+        units_returned: sql`o.item_count`,
+        cancelled_orders: sql`1`,
+      })} from cancelled o`,
+    ],
+    [
+      'cancelled_line_facts',
+      sql`select o.store_id, o.cancelled_at as at, o.tz, ${LINE_KEYS}, ${ORDER_KEYS}, ${measures(products, {
+        units_returned: sql`l.quantity`,
+        returns: LINE_GROSS,
+      })} from cancelled o join order_lines l on l.order_id = o.id`,
+    ],
+    [
+      'cancelled_cohort_facts',
+      sql`select o.store_id, o.cancelled_at as at, o.tz, o.cohort_month, ${measures(cohorts, {
+        returns: sql`o.gross - o.discounts`,
+      })} from cancelled o`,
+    ],
+    [
+      'cancelled_customer_sales_facts',
+      sql`select o.store_id, o.cancelled_at as at, o.tz, o.customer_id, ${measures(customerSales, {
+        returns: sql`o.gross - o.discounts`,
+      })} from cancelled o`,
+    ],
+    // a cancelled order is no longer a promise to keep
+    [
+      'cancelled_promise_facts',
+      sql`select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
+        promised_orders: sql`-1`,
+      })} from cancelled o`,
+    ],
+    // money that was never taken is released
+    [
+      'cancelled_void_facts',
+      sql`select o.store_id, o.cancelled_at as at, o.tz, o.payment_method, ${measures(payments, {
+        voided_count: sql`1`,
+        voided_amount: sql`o.total`,
+      })} from cancelled o where o.paid_at is null`,
+    ],
   ];
 }
 
 export function orderCancelled(scope: FoldScope): RawBuilder<unknown>[] {
   return [
-    registerCustomers(sql`${scoped(scope, 'o')} and o.cancelled_at is not null`),
-    statement(
-      [
-        ['cancelled', orders(sql`${scoped(scope, 'o')} and o.cancelled_at is not null`, scope)],
-        [
-          'sales_facts',
-          sql`select o.store_id, o.cancelled_at as at, o.tz, ${SALES_KEYS}, ${measures(sales, {
-            returns: sql`o.gross - o.discounts`,
-            shipping: sql`-o.shipping_net`,
-            taxes_refunded: sql`o.tax_total`,
-            units_returned: sql`o.item_count`,
-            cancelled_orders: sql`1`,
-          })} from cancelled o`,
-        ],
-        [
-          'product_facts',
-          sql`select o.store_id, o.cancelled_at as at, o.tz, ${LINE_KEYS}, ${measures(products, {
-            units_returned: sql`l.quantity`,
-            returns: LINE_GROSS,
-          })} from cancelled o join order_lines l on l.order_id = o.id`,
-        ],
-        [
-          'cohort_facts',
-          sql`select o.store_id, o.cancelled_at as at, o.tz, o.cohort_month, ${measures(cohorts, {
-            returns: sql`o.gross - o.discounts`,
-          })} from cancelled o`,
-        ],
-        [
-          'customer_sales_facts',
-          sql`select o.store_id, o.cancelled_at as at, o.tz, o.customer_id, ${measures(customerSales, {
-            returns: sql`o.gross - o.discounts`,
-          })} from cancelled o`,
-        ],
-        // a cancelled order is no longer a promise to keep
-        [
-          'promise_facts',
-          sql`select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
-            promised_orders: sql`-1`,
-          })} from cancelled o`,
-        ],
-        // money that was never taken is released
-        [
-          'void_facts',
-          sql`select o.store_id, o.cancelled_at as at, o.tz, o.payment_method, ${measures(payments, {
-            voided_count: sql`1`,
-            voided_amount: sql`o.total`,
-          })} from cancelled o where o.paid_at is null`,
-        ],
-      ],
-      [
-        ...addInto(SALES_TABLES, 'sales_facts'),
-        ...addInto(PRODUCT_TABLES, 'product_facts'),
-        ...addInto([cohorts], 'cohort_facts'),
-        ...addInto(CUSTOMER_SALES_TABLES, 'customer_sales_facts'),
-        ...addInto([fulfilment], 'promise_facts'),
-        ...addInto([payments], 'void_facts'),
-      ],
-    ),
+    registerCustomers(sql`${scoped(scope, 'o', 'cancelled_at')} and o.cancelled_at is not null`),
+    statement(cancelledFacts(scope), [
+      ...addInto(SALES_TABLES, 'cancelled_sales_facts'),
+      ...addInto(PRODUCT_TABLES, 'cancelled_line_facts'),
+      ...addInto([cohorts], 'cancelled_cohort_facts'),
+      ...addInto(CUSTOMER_SALES_TABLES, 'cancelled_customer_sales_facts'),
+      ...addInto([fulfilment], 'cancelled_promise_facts'),
+      ...addInto([payments], 'cancelled_void_facts'),
+    ]),
+  ];
+}
+
+/** The facts of the scope's refunds: returned goods and shipping, and every refund as money paid back. */
+function refundFacts(scope: FoldScope): FactParts {
+  return [
+    ['returned', returnedLines(scope)],
+    ['shipping_back', refundedShipping(scope)],
+    [
+      'refunded',
+      orders(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r', 'created_at')} and r.reason = 'return')`, scope),
+    ],
+    [
+      'refund_sales_facts',
+      sql`select o.store_id, x.at, o.tz, ${ORDER_KEYS}, ${measures(sales, {
+        returns: sql`x.returns`,
+        shipping: sql`-x.shipping`,
+        taxes_refunded: sql`x.tax`,
+        units_returned: sql`x.units`,
+      })}
+          from (select order_id, at, value as returns, 0::bigint as shipping, tax, quantity as units from returned
+                union all
+                select order_id, at, 0, value, tax, 0 from shipping_back) x
+          join refunded o on o.id = x.order_id`,
+    ],
+    [
+      'refund_line_facts',
+      sql`select o.store_id, l.at, o.tz, ${LINE_KEYS}, ${ORDER_KEYS}, ${measures(products, {
+        units_returned: sql`l.quantity`,
+        returns: sql`l.value`,
+      })} from returned l join refunded o on o.id = l.order_id`,
+    ],
+    [
+      'refund_cohort_facts',
+      sql`select o.store_id, l.at, o.tz, o.cohort_month, ${measures(cohorts, { returns: sql`l.value` })}
+          from returned l join refunded o on o.id = l.order_id`,
+    ],
+    [
+      'refund_customer_sales_facts',
+      sql`select o.store_id, l.at, o.tz, o.customer_id, ${measures(customerSales, { returns: sql`l.value` })}
+          from returned l join refunded o on o.id = l.order_id`,
+    ],
+    // every refund is money paid back, a cancellation's included
+    [
+      'refund_payment_facts',
+      sql`select r.store_id, r.created_at as at, s.timezone as tz, o.payment_method, ${measures(payments, {
+        refunded_count: sql`1`,
+        refunded_amount: sql`r.amount`,
+      })}
+          from refunds r join ${COUNTED_ORDERS} o on o.id = r.order_id join stores s on s.id = r.store_id
+          where ${scoped(scope, 'r', 'created_at')}`,
+    ],
   ];
 }
 
 export function refunded(scope: FoldScope): RawBuilder<unknown>[] {
   return [
-    registerCustomers(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r')})`),
-    statement(
-      [
-        ['returned', returnedLines(scope)],
-        ['shipping_back', refundedShipping(scope)],
-        ['refunded', orders(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r')} and r.reason = 'return')`, scope)],
-        [
-          'sales_facts',
-          sql`select o.store_id, x.at, o.tz, ${SALES_KEYS}, ${measures(sales, {
-            returns: sql`x.returns`,
-            shipping: sql`-x.shipping`,
-            taxes_refunded: sql`x.tax`,
-            units_returned: sql`x.units`,
-          })}
-              from (select order_id, at, value as returns, 0::bigint as shipping, tax, quantity as units from returned
-                    union all
-                    select order_id, at, 0, value, tax, 0 from shipping_back) x
-              join refunded o on o.id = x.order_id`,
-        ],
-        [
-          'product_facts',
-          sql`select o.store_id, l.at, o.tz, ${LINE_KEYS}, ${measures(products, {
-            units_returned: sql`l.quantity`,
-            returns: sql`l.value`,
-          })} from returned l join refunded o on o.id = l.order_id`,
-        ],
-        [
-          'cohort_facts',
-          sql`select o.store_id, l.at, o.tz, o.cohort_month, ${measures(cohorts, { returns: sql`l.value` })}
-              from returned l join refunded o on o.id = l.order_id`,
-        ],
-        [
-          'customer_sales_facts',
-          sql`select o.store_id, l.at, o.tz, o.customer_id, ${measures(customerSales, { returns: sql`l.value` })}
-              from returned l join refunded o on o.id = l.order_id`,
-        ],
-        // every refund is money paid back, a cancellation's included
-        [
-          'refund_facts',
-          sql`select r.store_id, r.created_at as at, s.timezone as tz, o.payment_method, ${measures(payments, {
-            refunded_count: sql`1`,
-            refunded_amount: sql`r.amount`,
-          })}
-              from refunds r join ${COUNTED_ORDERS} o on o.id = r.order_id join stores s on s.id = r.store_id
-              where ${scoped(scope, 'r')}`,
-        ],
-      ],
-      [
-        ...addInto(SALES_TABLES, 'sales_facts'),
-        ...addInto(PRODUCT_TABLES, 'product_facts'),
-        ...addInto([cohorts], 'cohort_facts'),
-        ...addInto(CUSTOMER_SALES_TABLES, 'customer_sales_facts'),
-        ...addInto([payments], 'refund_facts'),
-      ],
-    ),
+    registerCustomers(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r', 'created_at')})`),
+    statement(refundFacts(scope), [
+      ...addInto(SALES_TABLES, 'refund_sales_facts'),
+      ...addInto(PRODUCT_TABLES, 'refund_line_facts'),
+      ...addInto([cohorts], 'refund_cohort_facts'),
+      ...addInto(CUSTOMER_SALES_TABLES, 'refund_customer_sales_facts'),
+      ...addInto([payments], 'refund_payment_facts'),
+    ]),
   ];
+}
+
+/**
+ * The facts of a store's orders within a window, computed exactly as the folds compute them, each with
+ * its order's keys and customer: `sales` per order (placed, cancelled, refunded), `lines` per order
+ * line. What the builder reads when no rollup holds the dimensions a question uses.
+ */
+export function orderRecords(scope: WindowScope, kind: 'sales' | 'lines'): RawBuilder<unknown> {
+  const parts = [...placedFacts(scope), ...cancelledFacts(scope), ...refundFacts(scope)];
+  return factRows(
+    parts,
+    kind === 'sales'
+      ? ['placed_sales_facts', 'cancelled_sales_facts', 'refund_sales_facts']
+      : ['placed_line_facts', 'cancelled_line_facts', 'refund_line_facts'],
+  );
 }

@@ -3,11 +3,28 @@ import type { RollupTable } from '../rollup-tables.js';
 
 // The pieces every fold is written with: the records it reads, and statements that add its facts into rollup tables.
 
-/** Which records a fold reads: the ones pending changes name, or all of a store's (a rebuild). */
-export type FoldScope = { ids: string[] } | { storeId: string };
+/**
+ * Which records a fold reads: the ones pending changes name, all of a store's (a rebuild), or a
+ * store's whose facts happen within a window of time (the builder's records path, which reads the
+ * facts without adding them anywhere).
+ */
+export type FoldScope = { ids: string[] } | { storeId: string } | WindowScope;
 
-/** `alias.id` among the scope's ids (`idType` uuid or bigint), or `alias.store_id` the scope's store. */
-export function scoped(scope: FoldScope, alias: string, idType: 'uuid' | 'bigint' = 'uuid'): RawBuilder<unknown> {
+/** A store's records whose facts happen at or after `from` and before `to` (instants). */
+export interface WindowScope {
+  storeId: string;
+  window: { from: RawBuilder<unknown>; to: RawBuilder<unknown> };
+}
+
+/**
+ * `alias.id` among the scope's ids (`idType` uuid or bigint), `alias.store_id` the scope's store, or,
+ * for a window, the store's records whose `at` column (when the facts they give happen) is in it.
+ */
+export function scoped(scope: FoldScope, alias: string, at: string, idType: 'uuid' | 'bigint' = 'uuid'): RawBuilder<unknown> {
+  if ('window' in scope) {
+    const column = sql.ref(`${alias}.${at}`);
+    return sql`${sql.ref(`${alias}.store_id`)} = ${scope.storeId}::uuid and ${column} >= ${scope.window.from} and ${column} < ${scope.window.to}`;
+  }
   if ('storeId' in scope) return sql`${sql.ref(`${alias}.store_id`)} = ${scope.storeId}::uuid`;
   return idType === 'uuid'
     ? sql`${sql.ref(`${alias}.id`)} = any(${scope.ids}::uuid[])`
@@ -47,11 +64,14 @@ export function addInto(tables: RollupTable[], facts: string): RawBuilder<unknow
   });
 }
 
+/** A fold's named parts: the records it reads and the facts it computes from them, each a query over the ones before. */
+export type FactParts = [name: string, query: RawBuilder<unknown>][];
+
 /**
  * One statement: the named parts (each computed once) and then the inserts, which all see the same
  * snapshot. No two inserts of one statement may write the same table.
  */
-export function statement(parts: [name: string, query: RawBuilder<unknown>][], inserts: RawBuilder<unknown>[]): RawBuilder<unknown> {
+export function statement(parts: FactParts, inserts: RawBuilder<unknown>[]): RawBuilder<unknown> {
   const named = [
     ...parts.map(([name, query]) => sql`${sql.table(name)} as materialized (${query})`),
     ...inserts.map((insert, i) => sql`${sql.raw(`insert_${i}`)} as (${insert})`),
@@ -63,4 +83,15 @@ export function statement(parts: [name: string, query: RawBuilder<unknown>][], i
 export function measures(table: RollupTable, given: Record<string, RawBuilder<unknown>>): RawBuilder<unknown> {
   for (const name of Object.keys(given)) if (!table.measures.includes(name)) throw new Error(`${table.name} has no measure ${name}`);
   return sql.join(table.measures.map((m) => sql`${given[m] ?? sql`0`} as ${sql.ref(m)}`));
+}
+
+/**
+ * The rows of the named facts (of the same columns), one after the other, added nowhere: what the
+ * records path reads. The parts are inlined where they are used, so that PostgreSQL computes only the
+ * columns the query reads and applies its conditions inside them.
+ */
+export function factRows(parts: FactParts, facts: string[]): RawBuilder<unknown> {
+  const named = parts.map(([name, query]) => sql`${sql.table(name)} as not materialized (${query})`);
+  const rows = facts.map((name) => sql`select * from ${sql.table(name)}`);
+  return sql`with ${sql.join(named)} ${sql.join(rows, sql` union all `)}`;
 }

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AdminPrincipal } from '../../src/auth/principal.js';
+import { ApiError } from '../../src/common/errors/api-error.js';
+import { entitlementsOf, PERMISSIONS } from '../../src/common/permissions.js';
+import { BuilderService, type BuilderQuery } from '../../src/insights/builder/builder.service.js';
+import { MEASURES, type MeasureDef } from '../../src/insights/definitions/measures.js';
+import { dimensionsOf } from '../../src/insights/definitions/reference.js';
+import { SOURCES } from '../../src/insights/definitions/sources.js';
+import { QueryEngine, type QuerySpec } from '../../src/insights/query/query-engine.js';
+import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
+import { ok } from '../support/responses.js';
+import { useTestApp } from '../support/harness.js';
+import { expectProblem } from '../support/problem.js';
+import { RANGE, readRecords, seedHistory, TIMEZONE, type Seeded } from './report-fixture.js';
+import { Reference, type Conds } from './report-reference.js';
+import { foldAll } from './support.js';
+
+/**
+ * The builder's records path: questions no rollup holds are answered from the records the rollups
+ * are folded from, by the folds' own fact definitions. Where a rollup holds a question, both paths
+ * answer it, and must agree to the halala; where none does, the records' answer is the one the
+ * reference (report-reference.ts, written from the contract's definitions) computes.
+ */
+
+type Row = Record<string, unknown>;
+
+/** Every dimension combination a rollup holds, up to three with a time grain, for the sources with records. */
+const ROLLUP_QUESTIONS: string[][] = [
+  [],
+  ['day'],
+  ['hour'],
+  ['week'],
+  ['month'],
+  ['payment_method'],
+  ['day', 'fulfilment_type', 'shipping_method'],
+  ['customer_type', 'customer_kind', 'locale'],
+  ['month', 'tax_rate'],
+  ['product'],
+  ['day', 'variant'],
+  ['category', 'brand'],
+  ['week', 'category', 'brand'],
+  ['customer'],
+  ['day', 'customer'],
+];
+
+const byKey = (rows: Row[], dimensions: string[]) =>
+  [...rows].sort((a, b) => {
+    const left = dimensions.map((name) => String(a[name])).join('\u0000');
+    const right = dimensions.map((name) => String(b[name])).join('\u0000');
+    return left < right ? -1 : left > right ? 1 : 0;
+  });
+const withoutLabels = (rows: Row[]) => rows.map(({ labels: _labels, ...row }) => row);
+
+describe('Insights records path', () => {
+  const t = useTestApp({ INSIGHTS_RECORDS_TIMEOUT_SECONDS: '1' });
+  let seeded: Seeded;
+  let ref: Reference;
+  let engine: QueryEngine;
+  let builder: BuilderService;
+  let admin: AdminPrincipal;
+
+  beforeAll(async () => {
+    const store = await t.store();
+    seeded = await seedHistory(t.db, store.storeId, store.keyId);
+    await foldAll(t.app);
+    ref = new Reference(await readRecords(t.db, store.storeId));
+    engine = t.app.get(QueryEngine);
+    builder = t.app.get(BuilderService);
+    admin = {
+      kind: 'staff',
+      storeId: seeded.storeId,
+      sessionId: randomUUID(),
+      staff: { id: randomUUID(), email: 'owner@example.com', name: 'Owner', role: 'owner' },
+      store: { id: seeded.storeId, name: 'Records', plan: 'pro', timezone: TIMEZONE, currency: 'SAR' },
+      permissions: PERMISSIONS,
+      entitlements: entitlementsOf('pro'),
+      readOnly: false,
+      locale: 'en',
+    };
+  }, 120_000);
+
+  const spec = (measures: MeasureDef[], dimensions: string[], via?: 'records'): QuerySpec => ({
+    storeId: seeded.storeId,
+    measures,
+    dimensions,
+    filters: [],
+    range: RANGE,
+    weekStartsOn: 'sunday',
+    via,
+  });
+
+  it('every measure the records have answers each question a rollup holds with the rollup’s figures, to the halala', async () => {
+    const recorded = MEASURES.filter((measure) => SOURCES.some((source) => source.records && measure.in[source.name]));
+    expect(recorded.map((measure) => measure.name)).toEqual(
+      expect.arrayContaining(['orders', 'gross_sales', 'discounts', 'returns', 'net_sales', 'shipping', 'taxes', 'total_sales']),
+    );
+    let compared = 0;
+    for (const measure of recorded) {
+      for (const dimensions of ROLLUP_QUESTIONS) {
+        let fromRollups: Row[];
+        try {
+          fromRollups = (await engine.rows(spec([measure], dimensions))).rows;
+        } catch (error) {
+          // a question no rollup of this measure holds (discounts by product…): not one to compare
+          if (error instanceof ApiError) continue;
+          throw error;
+        }
+        const fromRecords = (await engine.rows(spec([measure], dimensions, 'records'))).rows;
+        expect(byKey(fromRecords, dimensions), `${measure.name} by ${dimensions.join(' × ') || 'nothing'}`).toEqual(
+          byKey(fromRollups, dimensions),
+        );
+        compared += 1;
+      }
+    }
+    // every recorded measure, by most of the questions: no comparison quietly skipped
+    expect(compared).toBeGreaterThan(recorded.length * 8);
+  });
+
+  it('counts the rows of a records question without computing them, as many as it answers', async () => {
+    const measures = MEASURES.filter((measure) => ['net_sales', 'orders', 'units_sold'].includes(measure.name));
+    for (const dimensions of [['day', 'product', 'customer'], ['locale', 'category'], ['customer'], []]) {
+      const { rows } = await engine.rows(spec(measures, dimensions, 'records'));
+      expect(await engine.count(spec(measures, dimensions, 'records')), dimensions.join(' × ')).toBe(rows.length);
+    }
+  });
+
+  /** The builder's answer to a question no rollup holds, against the reference's. */
+  async function expectAnswer(query: BuilderQuery, conds: Conds = {}): Promise<Row[]> {
+    const answer = await builder.run({ ...query, ...RANGE }, admin);
+    const dimensions = query.dimensions ?? [];
+    const expected = ref.rows(query.measures, dimensions, RANGE, conds);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(byKey(withoutLabels(answer.rows as Row[]), dimensions)).toEqual(byKey(expected, dimensions));
+    expect(answer.rowCount).toBe(expected.length);
+    return answer.rows as Row[];
+  }
+
+  it('answers who bought what, when: net sales by day × product × customer, as the reference computes it', async () => {
+    const rows = await expectAnswer({
+      measures: ['net_sales', 'orders', 'units_sold', 'returns'],
+      dimensions: ['day', 'product', 'customer'],
+    });
+    // labelled like any answer: the customer by name and email, the product by its name
+    const labelled = rows.find((row) => (row.labels as Record<string, unknown> | undefined)?.customer);
+    expect(labelled).toBeDefined();
+  });
+
+  it('answers a product’s sales by the order’s language and payment, filtered by category', async () => {
+    const apparel = seeded.categories.apparel;
+    await expectAnswer(
+      {
+        measures: ['net_sales', 'gross_sales', 'units_returned', 'orders'],
+        dimensions: ['product', 'locale', 'payment_method'],
+        filters: [{ dimension: 'category', op: 'in', values: [apparel] }],
+      },
+      { category: (value) => value === apparel },
+    );
+  });
+
+  it('answers an order’s figures by customer and checkout kind, by week', async () => {
+    await expectAnswer({
+      measures: ['net_sales', 'discounts', 'shipping', 'taxes', 'average_order_value'],
+      dimensions: ['week', 'customer', 'customer_kind'],
+    });
+  });
+
+  it('lists, per measure, every dimension it can be split by on either path; refuses only what has no meaning', async () => {
+    const token = await staffToken(t.app, await addStaff(t.app, seeded.storeId, 'owner'));
+    const { items } = ok(await adminCall(t.app, 'GET', '/admin/insights/measures', token));
+    const entry = (name: string) => items.find((item: { name: string }) => item.name === name);
+    expect(entry('net_sales').dimensions).toEqual(
+      expect.arrayContaining(['hour', 'day', 'product', 'category', 'customer', 'locale', 'payment_method', 'tax_rate']),
+    );
+    expect(entry('discounts').dimensions).toContain('customer');
+    expect(entry('discounts').dimensions).not.toContain('product');
+    for (const measure of MEASURES) expect(entry(measure.name).dimensions).toEqual(dimensionsOf(measure));
+
+    const refused = expectProblem(
+      await adminCall(t.app, 'POST', '/admin/insights/builder/run', token, { measures: ['conversion_rate'], dimensions: ['tax_rate'] }),
+      400,
+      'unsupported_combination',
+    );
+    expect(refused).toMatchObject({ measure: 'conversion_rate', dimensions: ['tax_rate'] });
+    expect(refused.message_ar).toContain('نسبة الضريبة (tax_rate)');
+  });
+
+  it('a records question past its time limit is refused with 422 query_too_heavy and what to do instead, never a 5xx', async () => {
+    const token = await staffToken(t.app, await addStaff(t.app, seeded.storeId, 'owner'));
+    const query = { measures: ['net_sales'], dimensions: ['day', 'product', 'customer'], last: 90 };
+    // A real wait: the order lines held by another transaction's lock, past the 1 s limit this app runs with.
+    const holder = new pg.Client({ connectionString: t.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin; lock table order_lines in access exclusive mode');
+      const started = Date.now();
+      const refused = expectProblem(await adminCall(t.app, 'POST', '/admin/insights/builder/run', token, query), 422, 'query_too_heavy');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(refused.timeoutSeconds).toBe(1);
+      expect(refused.suggestion).toMatchObject({ code: 'narrow_or_export', export: { source: { builder: query }, format: 'csv' } });
+      expect(refused.suggestion.message_ar.length).toBeGreaterThan(0);
+    } finally {
+      await holder.query('rollback');
+      await holder.end();
+    }
+    // once the lock is gone, the same question is answered
+    ok(await adminCall(t.app, 'POST', '/admin/insights/builder/run', token, query));
+  });
+});
