@@ -200,7 +200,17 @@ describe('Insights filters', () => {
       }
     }
     expect(offered).toMatchObject({
-      overview: ['customer_type', 'customer_kind', 'locale'],
+      // customers counted from the orders themselves reach whatever an order does
+      overview: [
+        'payment_method',
+        'fulfilment_type',
+        'shipping_method',
+        'customer_type',
+        'customer_kind',
+        'locale',
+        'tax_rate',
+        'customer',
+      ],
       // a product's sales reach the orders they were in: how they were paid, fulfilled and placed, and by whom
       products: [
         'product',
@@ -230,8 +240,8 @@ describe('Insights filters', () => {
       message_en: 'Conversion funnel cannot be filtered by Tax rate (tax_rate). It cannot be filtered.',
       message_ar: 'لا يمكن تصفية «مسار التحويل» حسب نسبة الضريبة (tax_rate). لا يمكن تصفيته.',
     });
-    // Beside a filter, only the dimensions it can be taken with: customers are counted by one grouping at a time.
-    expect(ok(await get('/admin/insights/reports/overview?filter[]=customer_kind:guest')).filterable).toEqual(['customer_kind']);
+    // Beside a filter, the dimensions it can be taken with: the rollups count customers by one grouping at a time, the orders by any.
+    expect(ok(await get('/admin/insights/reports/overview?filter[]=customer_kind:guest')).filterable).toEqual(offered.overview);
   });
 
   it('a filter reads its dimension’s area: offered and taken only with that area’s view permission', async () => {
@@ -245,7 +255,7 @@ describe('Insights filters', () => {
     const builder = (token: string, body: unknown) => adminCall(t.app, 'POST', '/admin/insights/builder/run', token, body);
     expect(ok(await builder(salesOnly, { measures: ['net_sales'], last: 30 })).filterable).not.toContain('payment_method');
     const both = await member(['insights.sales.view', 'insights.customers.view']);
-    expect(ok(await overview(both)).filterable).toEqual(['customer_type', 'customer_kind', 'locale']);
+    expect(ok(await overview(both)).filterable).toEqual(['customer_type', 'customer_kind', 'locale', 'customer']);
     ok(await overview(both, '&filter[]=customer_kind:guest'));
   });
 

@@ -1841,6 +1841,8 @@ export interface components {
         | 'unknown_dimension_value'
         | 'too_many_dimensions'
         | 'over_row_limit'
+        | 'unsupported_combination'
+        | 'query_too_heavy'
         | 'export_not_ready'
         | 'export_failed'
         | 'export_expired'
@@ -5330,6 +5332,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
     };
   };
   ReportsController_products: {
@@ -5410,6 +5421,15 @@ export interface operations {
        *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
        */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -5504,6 +5524,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
     };
   };
   ReportsController_categories: {
@@ -5584,6 +5613,15 @@ export interface operations {
        *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
        */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -5678,6 +5716,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
     };
   };
   ReportsController_notSelling: {
@@ -5758,6 +5805,15 @@ export interface operations {
        *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
        */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -5852,6 +5908,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
     };
   };
   ReportsController_cohorts: {
@@ -5932,6 +5997,15 @@ export interface operations {
        *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
        */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -6026,6 +6100,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
     };
   };
   ReportsController_customerGroups: {
@@ -6106,6 +6189,15 @@ export interface operations {
        *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
        */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -6200,6 +6292,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
     };
   };
   ReportsController_lateOrders: {
@@ -6280,6 +6381,15 @@ export interface operations {
        *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
        */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -6374,6 +6484,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
     };
   };
   ReportsController_tax: {
@@ -6454,6 +6573,15 @@ export interface operations {
        *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
        */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -6548,6 +6676,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
     };
   };
   ReportsController_searches: {
@@ -6635,6 +6772,15 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
+      /** @description query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit. */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
     };
   };
   BuilderController_run: {
@@ -6672,6 +6818,8 @@ export interface operations {
        *     unknown_dimension_value: No value of this dimension has this id, slug or name (English or Arabic), or the name is shared by several values. The suggestion lists the closest values.
        *
        *     too_many_dimensions: A report can be split by at most 3 dimensions (a time grain counts as one).
+       *
+       *     unsupported_combination: A measure cannot be split or filtered by these dimensions: they have no meaning together. GET /admin/insights/measures lists the dimensions of each measure.
        */
       400: {
         headers: {
@@ -6711,7 +6859,11 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
-      /** @description over_row_limit: This report has more than 5,000 rows. Narrow it down, or export it: exports have no row limit. */
+      /**
+       * @description over_row_limit: This report has more than 5,000 rows. Narrow it down, or export it: exports have no row limit.
+       *
+       *     query_too_heavy: This question reads more records than can be answered in time. Narrow the range, use fewer dimensions or a filter, or export it: exports have no time limit.
+       */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7092,6 +7244,8 @@ export interface operations {
        *     unknown_dimension_value: No value of this dimension has this id, slug or name (English or Arabic), or the name is shared by several values. The suggestion lists the closest values.
        *
        *     too_many_dimensions: A report can be split by at most 3 dimensions (a time grain counts as one).
+       *
+       *     unsupported_combination: A measure cannot be split or filtered by these dimensions: they have no meaning together. GET /admin/insights/measures lists the dimensions of each measure.
        */
       400: {
         headers: {
@@ -7288,6 +7442,8 @@ export interface operations {
        *     unknown_dimension_value: No value of this dimension has this id, slug or name (English or Arabic), or the name is shared by several values. The suggestion lists the closest values.
        *
        *     too_many_dimensions: A report can be split by at most 3 dimensions (a time grain counts as one).
+       *
+       *     unsupported_combination: A measure cannot be split or filtered by these dimensions: they have no meaning together. GET /admin/insights/measures lists the dimensions of each measure.
        */
       400: {
         headers: {
@@ -7375,6 +7531,8 @@ export interface operations {
        *     unknown_dimension_value: No value of this dimension has this id, slug or name (English or Arabic), or the name is shared by several values. The suggestion lists the closest values.
        *
        *     too_many_dimensions: A report can be split by at most 3 dimensions (a time grain counts as one).
+       *
+       *     unsupported_combination: A measure cannot be split or filtered by these dimensions: they have no meaning together. GET /admin/insights/measures lists the dimensions of each measure.
        */
       400: {
         headers: {
@@ -7646,6 +7804,8 @@ export interface operations {
        *     unknown_dimension_value: No value of this dimension has this id, slug or name (English or Arabic), or the name is shared by several values. The suggestion lists the closest values.
        *
        *     too_many_dimensions: A report can be split by at most 3 dimensions (a time grain counts as one).
+       *
+       *     unsupported_combination: A measure cannot be split or filtered by these dimensions: they have no meaning together. GET /admin/insights/measures lists the dimensions of each measure.
        */
       400: {
         headers: {
@@ -7937,6 +8097,8 @@ export interface operations {
        *     unknown_dimension_value: No value of this dimension has this id, slug or name (English or Arabic), or the name is shared by several values. The suggestion lists the closest values.
        *
        *     too_many_dimensions: A report can be split by at most 3 dimensions (a time grain counts as one).
+       *
+       *     unsupported_combination: A measure cannot be split or filtered by these dimensions: they have no meaning together. GET /admin/insights/measures lists the dimensions of each measure.
        */
       400: {
         headers: {
@@ -8142,6 +8304,8 @@ export interface operations {
        *     unknown_dimension_value: No value of this dimension has this id, slug or name (English or Arabic), or the name is shared by several values. The suggestion lists the closest values.
        *
        *     too_many_dimensions: A report can be split by at most 3 dimensions (a time grain counts as one).
+       *
+       *     unsupported_combination: A measure cannot be split or filtered by these dimensions: they have no meaning together. GET /admin/insights/measures lists the dimensions of each measure.
        */
       400: {
         headers: {

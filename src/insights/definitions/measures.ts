@@ -105,6 +105,14 @@ function byCustomerType(
   return sql`coalesce(sum(${row}), 0)`;
 }
 
+/**
+ * Read from the orders themselves (the `buyers` source: each placed order line with its order's
+ * customer and type), the same customers are counted as themselves: every customer with an order in
+ * the row, new ones by their first order of all, returning ones by any other. The records path test
+ * proves these equal the rollups' counts.
+ */
+const distinctCustomers = (where?: string) => () => sql.raw(`count(distinct t.customer_id)${where ? ` filter (where ${where})` : ''}`);
+
 function customers(context: MeasureContext): RawBuilder<unknown> {
   return byCustomerType(context, { whole: customersOfRow(context), new: sql`t.first_orders`, returning: returningOfRow(context) });
 }
@@ -283,7 +291,7 @@ export const MEASURES: readonly MeasureDef[] = [
       en: 'Distinct customers (email addresses) who placed an order. Split by customer type, a customer with a first and a repeat order in the period is in both.',
       ar: 'العملاء المختلفون (عناوين البريد) الذين قدّموا طلبًا. وعند التقسيم حسب نوع العميل، يظهر العميل الذي له طلب أول وطلب متكرر في الفترة في النوعين.',
     },
-    in: { customers: customers },
+    in: { customers: customers, buyers: distinctCustomers() },
   },
   {
     name: 'new_customers',
@@ -292,7 +300,7 @@ export const MEASURES: readonly MeasureDef[] = [
     direction: 'higher_is_better',
     label: { en: 'New customers', ar: 'العملاء الجدد' },
     description: { en: 'Customers whose first order was placed in the period.', ar: 'العملاء الذين قدّموا أول طلب لهم في الفترة.' },
-    in: { customers: newCustomers },
+    in: { customers: newCustomers, buyers: distinctCustomers("t.customer_type = 'new'") },
   },
   {
     name: 'returning_customers',
@@ -304,7 +312,7 @@ export const MEASURES: readonly MeasureDef[] = [
       en: 'Customers with an order in the period who had ordered before (before the period, or earlier in it).',
       ar: 'العملاء الذين لديهم طلب في الفترة وسبق أن طلبوا من قبل (قبل الفترة أو في وقت سابق منها).',
     },
-    in: { customers: returningCustomers },
+    in: { customers: returningCustomers, buyers: distinctCustomers("t.customer_type = 'returning'") },
   },
   {
     name: 'returning_customer_rate',
@@ -313,11 +321,15 @@ export const MEASURES: readonly MeasureDef[] = [
     direction: 'higher_is_better',
     label: { en: 'Returning customer rate', ar: 'نسبة العملاء العائدين' },
     description: {
-      en: 'Returning customers ÷ customers: the share of the period’s customers who have placed more than one order.',
-      ar: 'العملاء العائدون ÷ العملاء: نسبة عملاء الفترة الذين قدّموا أكثر من طلب.',
+      en: 'Returning customers ÷ customers: the share of the period’s customers who have placed more than one order. Split or filtered by customer type, of that type’s customers.',
+      ar: 'العملاء العائدون ÷ العملاء: نسبة عملاء الفترة الذين قدّموا أكثر من طلب. وعند التقسيم أو التصفية حسب نوع العميل: من عملاء ذلك النوع.',
     },
     in: {
-      customers: (context) => sql`${returningCustomers(context)}::float8 / nullif(${customers({ ...context, used: new Set() })}, 0)`,
+      customers: (context) => sql`${returningCustomers(context)}::float8 / nullif(${customers(context)}, 0)`,
+      buyers: () =>
+        sql.raw(
+          `count(distinct t.customer_id) filter (where t.customer_type = 'returning')::float8 / nullif(count(distinct t.customer_id), 0)`,
+        ),
     },
   },
   {

@@ -16,6 +16,7 @@ export const SOURCE_NAMES = [
   'products',
   'customers',
   'customer_sales',
+  'buyers',
   'cohorts',
   'fulfilment',
   'payments',
@@ -125,6 +126,17 @@ export const SOURCES: readonly SourceDef[] = [
     tables: [ROLLUPS.customerSalesDaily],
     timed: true,
     dimensions: CUSTOMER,
+  },
+  {
+    // Customers counted from the orders themselves, split by anything an order or its lines reach.
+    name: 'buyers',
+    tables: [],
+    timed: true,
+    dimensions: {},
+    records: {
+      dimensions: { ...LINE_DIMENSIONS, ...ORDER_DIMENSIONS, ...CUSTOMER },
+      facts: (scope) => orderRecords(scope, 'placed_lines'),
+    },
   },
   {
     name: 'cohorts',

@@ -32,8 +32,11 @@ export interface QuerySpec {
   range: DateRange;
   weekStartsOn: WeekStart;
   sort?: { measure: string; descending: boolean };
-  /** Read from the records wherever a source has them, even when a rollup holds the question (both give the same figures). */
-  via?: 'records';
+  /**
+   * Read only from the rollups, or from the records wherever a source has them even when a rollup
+   * holds the question (both give the same figures); by default the rollups, else the records.
+   */
+  via?: 'rollups' | 'records';
 }
 
 export type Row = Record<string, string | number | null>;
@@ -284,7 +287,8 @@ export class QueryEngine {
       })[0];
       const recorded = sources.find((source) => source.records && [...used].every((dimension) => source.records!.dimensions[dimension]));
       const fromRecords = recorded && { source: recorded, table: 'records' as const };
-      const served = spec.via === 'records' ? (fromRecords ?? fromRollups) : (fromRollups ?? fromRecords);
+      const served =
+        spec.via === 'records' ? (fromRecords ?? fromRollups) : spec.via === 'rollups' ? fromRollups : (fromRollups ?? fromRecords);
       if (!served) throw unsupportedCombination(measure, [...new Set([...spec.dimensions, ...used])]);
       const part = parts.find((candidate) => candidate.source === served.source && candidate.table === served.table);
       if (part) part.measures.push(measure);

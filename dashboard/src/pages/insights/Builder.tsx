@@ -218,8 +218,8 @@ function BuilderForm({
     dimensions: problem?.code === 'too_many_dimensions' && pick(lang, problem, 'message'),
   });
   const saveErrors = useFieldErrors(saveError, nearestControl(['name']), { name: copyNeedsName && t('ins.builder.copyNeedsName') });
-  const overLimit = problem?.code === 'over_row_limit' ? problem : null;
-  // The refusal suggests the export of the same query, as `POST /exports` takes it.
+  // Too many rows, or too many records to read in time: both refusals suggest the export of the same query, as `POST /exports` takes it.
+  const overLimit = problem?.code === 'over_row_limit' || problem?.code === 'query_too_heavy' ? problem : null;
   const exportBody = (overLimit?.suggestion as { export?: { source: ExportSource; format: InsightsExport['format'] } } | undefined)?.export;
   const mayExport = canWrite && entitled('feature:export_csv');
   const maySave = canWrite && can('insights.reports.manage') && entitled('feature:saved_reports');
@@ -340,11 +340,13 @@ function BuilderForm({
         {errors.rest}
       </form>
       {overLimit ? (
-        <div class="problem ins-over-limit" role="alert" data-code="over_row_limit">
+        <div class="problem ins-over-limit" role="alert" data-code={overLimit.code}>
           <p>
-            {tn('ins.builder.overLimit', Number(overLimit.rowCount ?? 0), {
-              limit: fmt.number(Number(overLimit.rowLimit ?? 5000)),
-            })}
+            {overLimit.code === 'over_row_limit'
+              ? tn('ins.builder.overLimit', Number(overLimit.rowCount ?? 0), {
+                  limit: fmt.number(Number(overLimit.rowLimit ?? 5000)),
+                })
+              : pick(lang, overLimit, 'message')}
           </p>
           {exportBody ? <p class="suggestion">{t('ins.builder.exportHint')}</p> : null}
           {exportBody && mayExport ? (

@@ -400,17 +400,19 @@ export function refunded(scope: FoldScope): RawBuilder<unknown>[] {
   ];
 }
 
+const ORDER_RECORDS = {
+  sales: ['placed_sales_facts', 'cancelled_sales_facts', 'refund_sales_facts'],
+  lines: ['placed_line_facts', 'cancelled_line_facts', 'refund_line_facts'],
+  placed_lines: ['placed_line_facts'],
+};
+
 /**
  * The facts of a store's orders within a window, computed exactly as the folds compute them, each with
  * its order's keys and customer: `sales` per order (placed, cancelled, refunded), `lines` per order
- * line. What the builder reads when no rollup holds the dimensions a question uses.
+ * line, `placed_lines` the lines of orders placed. What the builder reads when no rollup holds the
+ * dimensions a question uses.
  */
-export function orderRecords(scope: WindowScope, kind: 'sales' | 'lines'): RawBuilder<unknown> {
+export function orderRecords(scope: WindowScope, kind: keyof typeof ORDER_RECORDS): RawBuilder<unknown> {
   const parts = [...placedFacts(scope), ...cancelledFacts(scope), ...refundFacts(scope)];
-  return factRows(
-    parts,
-    kind === 'sales'
-      ? ['placed_sales_facts', 'cancelled_sales_facts', 'refund_sales_facts']
-      : ['placed_line_facts', 'cancelled_line_facts', 'refund_line_facts'],
-  );
+  return factRows(parts, ORDER_RECORDS[kind]);
 }
