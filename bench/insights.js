@@ -17,7 +17,7 @@
 //   --maintenance-seconds N  measured seconds of each journey run (default 20; 3 s warm-up each)
 //   --maintenance-runs N     runs with the change capture on, and as many with it off (default 2)
 //   --shoppers N             concurrent shoppers of the journey runs (BENCH_SHOPPERS, default 32)
-//   --only a,b               baseline,reports,builder,freshness,maintenance (default all)
+//   --only a,b               baseline,reports,builder,records,freshness,maintenance (default all)
 //   --update-reference       also replace bench/results/insights-reference.json with this run's results
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -48,7 +48,7 @@ import {
   writeResults,
 } from './lib.js';
 
-const PARTS = ['baseline', 'reports', 'builder', 'freshness', 'maintenance'];
+const PARTS = ['baseline', 'reports', 'builder', 'records', 'freshness', 'maintenance'];
 const { values: args } = parseArgs({
   options: {
     orders: { type: 'string', default: process.env.INSIGHTS_BENCH_ORDERS ?? '1000000' },
@@ -114,7 +114,16 @@ const HEADLINE = [
   'average_order_value',
   'customers',
 ];
-const AIMS = { overviewP50Ms: 50, baselineRatio: 20, reportP95Ms: 150, refusalP95Ms: 200, freshnessP95Seconds: 60, maintenanceCost: 0.1 };
+const AIMS = {
+  overviewP50Ms: 50,
+  baselineRatio: 20,
+  reportP95Ms: 150,
+  refusalP95Ms: 200,
+  recordsRefusalP95Ms: 2000,
+  recordsAnswerP95Ms: 1000,
+  freshnessP95Seconds: 60,
+  maintenanceCost: 0.1,
+};
 /**
  * Sessions per order for the demo's storefront sessions, when `demo seed` can be told (its default, 33,
  * would be 33 million sessions at a million orders). A day's carts are about 4 per order (1.5–1.9
@@ -124,6 +133,10 @@ const AIMS = { overviewP50Ms: 50, baselineRatio: 20, reportP95Ms: 150, refusalP9
 const SESSIONS_PER_ORDER = 5;
 const BUILDER_QUERY = { measures: ['net_sales', 'units_sold'], dimensions: ['month', 'category', 'brand'], last: 366 };
 const OVER_LIMIT_QUERY = { measures: ['net_sales'], dimensions: ['day', 'product'], last: 366 };
+/** Who bought what, when, over a year: no rollup holds it, and it has far more than 5,000 rows. */
+const RECORDS_HEAVY_QUERY = { measures: ['net_sales'], dimensions: ['day', 'product', 'customer'], last: 366 };
+/** The same question narrowed to one category and 30 days (the category is chosen from the data: see narrowCategory). */
+const RECORDS_NARROW_DAYS = 30;
 
 const { cleanups, run } = cleanupStack();
 
@@ -219,6 +232,10 @@ async function main() {
       busy.builder = await backgroundCpuPercent();
       results.builder = await measureBuilder(admin);
       results.refusal = await measureRefusal(admin);
+    }
+    if (only.has('records')) {
+      busy.records = await backgroundCpuPercent();
+      results.records = await measureRecords(admin, database.url, store.id, range);
     }
     let apiKey;
     if (only.has('freshness') || only.has('maintenance')) {
@@ -414,6 +431,64 @@ async function measureRefusal(admin) {
     answeredTop5000: { body: topN, latencyMs: answered.latencyMs, rps: answered.rps, requests: answered.requests },
     refusedToAnsweredP50: round(refused.latencyMs.p50 / answered.latencyMs.p50, 3),
   };
+}
+
+/**
+ * Questions no rollup holds, answered from the orders, lines and refunds themselves: a year of who
+ * bought what when (refused, from a count or the time limit, never answered), and the same question
+ * narrowed to one category and 30 days (answered, under 5,000 rows).
+ */
+async function measureRecords(admin, databaseUrl, storeId, range) {
+  const path = '/admin/insights/builder/run';
+  const first = await admin.call('POST', path, RECORDS_HEAVY_QUERY);
+  if (first.status !== 422 || !['over_row_limit', 'query_too_heavy'].includes(first.body?.code)) {
+    fail(`a year of day × product × customer answered ${first.status}: ${JSON.stringify(first.body).slice(0, 300)}`);
+    return null;
+  }
+  const heavy = await measureLoad(admin, admin.request('POST', path, RECORDS_HEAVY_QUERY, 422), { name: 'records: a year refused' });
+  log(
+    `records: a year of day × product × customer: 422 ${first.body.code}${first.body.rowCount ? ` (${first.body.rowCount} rows)` : ''}, p50 ${heavy.latencyMs.p50} ms, p95 ${heavy.latencyMs.p95} ms`,
+  );
+  const category = await narrowCategory(databaseUrl, storeId, range.to);
+  const narrowQuery = {
+    measures: ['net_sales', 'orders', 'units_sold'],
+    dimensions: ['day', 'product', 'customer'],
+    last: RECORDS_NARROW_DAYS,
+    filters: [{ dimension: 'category', op: 'in', values: [category.id] }],
+  };
+  const answer = await admin.call('POST', path, narrowQuery);
+  if (answer.status !== 200) {
+    fail(
+      `one category's ${RECORDS_NARROW_DAYS} days by day × product × customer answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`,
+    );
+    return { heavy: { body: RECORDS_HEAVY_QUERY, code: first.body.code, rowCount: first.body.rowCount ?? null, ...heavy } };
+  }
+  const narrow = await measureLoad(admin, admin.request('POST', path, narrowQuery), { name: 'records: one category, 30 days' });
+  log(
+    `records: one category (${category.name}), ${RECORDS_NARROW_DAYS} days, day × product × customer: ${answer.body.rowCount} rows, p50 ${narrow.latencyMs.p50} ms, p95 ${narrow.latencyMs.p95} ms`,
+  );
+  return {
+    heavy: { body: RECORDS_HEAVY_QUERY, code: first.body.code, rowCount: first.body.rowCount ?? null, ...heavy },
+    narrow: { body: narrowQuery, category: category.name, rows: answer.body.rowCount, ...narrow },
+  };
+}
+
+/**
+ * The category whose last RECORDS_NARROW_DAYS days, by day × product × customer, come closest under
+ * 5,000 rows (counted here in SQL from the placed lines), so the narrow question is a real answer.
+ */
+async function narrowCategory(databaseUrl, storeId, lastDay) {
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query(
+      `select c.id, c.name_en as name, count(distinct ((o.placed_at at time zone s.timezone)::date, l.product_id, lower(o.email)))::int as rows
+       from orders o join stores s on s.id = o.store_id join order_lines l on l.order_id = o.id join categories c on c.id = l.category_id
+       where o.store_id = $1 and o.placed_at >= (($2::date - ${RECORDS_NARROW_DAYS - 1})::timestamp at time zone s.timezone)
+       group by 1, 2 order by (count(distinct ((o.placed_at at time zone s.timezone)::date, l.product_id, lower(o.email))) < 4500) desc, 3 desc
+       limit 1`,
+      [storeId, lastDay],
+    );
+    return rows[0];
+  });
 }
 
 // --- the naive baseline ----------------------------------------------------------------------------
@@ -738,6 +813,24 @@ function aims(results) {
     const p95 = results.refusal.latencyMs.p95;
     aim(`builder over_row_limit refusal p95 < ${AIMS.refusalP95Ms} ms`, p95, `< ${AIMS.refusalP95Ms}`, p95 < AIMS.refusalP95Ms);
   }
+  if (results.records?.heavy) {
+    const p95 = results.records.heavy.latencyMs.p95;
+    aim(
+      `records: a year of day × product × customer refused p95 < ${AIMS.recordsRefusalP95Ms} ms`,
+      p95,
+      `< ${AIMS.recordsRefusalP95Ms}`,
+      p95 < AIMS.recordsRefusalP95Ms,
+    );
+  }
+  if (results.records?.narrow) {
+    const p95 = results.records.narrow.latencyMs.p95;
+    aim(
+      `records: one category, ${RECORDS_NARROW_DAYS} days, under 5,000 rows, p95 < ${AIMS.recordsAnswerP95Ms} ms`,
+      p95,
+      `< ${AIMS.recordsAnswerP95Ms}`,
+      p95 < AIMS.recordsAnswerP95Ms,
+    );
+  }
   if (results.freshness) {
     const p95 = results.freshness.overviewSeconds.p95;
     aim(
@@ -783,6 +876,8 @@ function printTable(results) {
     ['builder 3 dims', results.builder],
     ['refusal (422)', results.refusal],
     ['top 5000 rows', results.refusal?.answeredTop5000],
+    ['records: a year (422)', results.records?.heavy],
+    ['records: 1 category', results.records?.narrow],
   ];
   for (const [name, r] of extra)
     if (r) rows.push([name, r.latencyMs.p50, r.latencyMs.p95, r.latencyMs.p99, r.rps, '', '', '', ''].map(String));

@@ -6,6 +6,7 @@ import { InsightsReferenceController } from './reference/insights-reference.cont
 import { DimensionValues } from './query/dimension-values.js';
 import { FreshnessService } from './query/freshness.js';
 import { QueryEngine } from './query/query-engine.js';
+import { RecordsLimits } from './query/records-limits.js';
 import { StoreCalendars } from './query/store-calendar.js';
 import { ReportService } from './reports/report.service.js';
 import { ReportsController } from './reports/reports.controller.js';
@@ -44,6 +45,7 @@ import { NotificationsModule } from '../notifications/notifications.module.js';
   ],
   providers: [
     QueryEngine,
+    RecordsLimits,
     StoreCalendars,
     DimensionValues,
     FreshnessService,

@@ -225,3 +225,57 @@ describe('Insights records path', () => {
     ok(await adminCall(t.app, 'POST', '/admin/insights/builder/run', token, query));
   });
 });
+
+describe('Insights records path: the orders an answer may read', () => {
+  const t = useTestApp({ INSIGHTS_RECORDS_MAX_ORDERS: '6' });
+  let storeId: string;
+  let token: string;
+
+  beforeAll(async () => {
+    const store = await t.store();
+    storeId = (await seedHistory(t.db, store.storeId, store.keyId)).storeId;
+    await foldAll(t.app);
+    token = await staffToken(t.app, await addStaff(t.app, storeId, 'owner'));
+  }, 120_000);
+
+  const build = (body: unknown) => adminCall(t.app, 'POST', '/admin/insights/builder/run', token, body);
+
+  it('a records question over more orders than an answer reads is refused before reading them, with the latest days that fit', async () => {
+    const query = { measures: ['net_sales'], dimensions: ['product', 'customer'], ...RANGE };
+    const [{ orders }] = await t.db.rows(
+      `select count(*) filter (where (placed_at at time zone 'Asia/Riyadh')::date between $2 and $3)
+            + count(*) filter (where (cancelled_at at time zone 'Asia/Riyadh')::date between $2 and $3) as orders
+       from orders where store_id = $1 and not test`,
+      [storeId, RANGE.from, RANGE.to],
+    );
+    expect(Number(orders)).toBeGreaterThan(6);
+    const refused = expectProblem(await build(query), 422, 'query_too_heavy');
+    expect(refused).toMatchObject({ orders: Number(orders), maxOrders: 6 });
+    expect(refused.suggestion).toMatchObject({ code: 'narrow_or_export', export: { source: { builder: query }, format: 'csv' } });
+    expect(refused.suggestion.message_en).toContain(`the records of ${orders} orders`);
+    expect(refused.suggestion.message_ar).toContain(String(orders));
+    // the latest days that fit are answered
+    const { from, to } = refused.suggestion.range;
+    expect(to).toBe(RANGE.to);
+    expect(from > RANGE.from).toBe(true);
+    ok(await build({ ...query, from, to }));
+    // a question a rollup holds is never bounded so
+    ok(await build({ measures: ['net_sales'], dimensions: ['product'], ...RANGE }));
+    // and an export of the refused question reads every row
+    const table = await t.app.get(BuilderService).table(query, {
+      kind: 'staff',
+      storeId,
+      sessionId: randomUUID(),
+      staff: { id: randomUUID(), email: 'owner@example.com', name: 'Owner', role: 'owner' },
+      store: { id: storeId, name: 'Records', plan: 'pro', timezone: TIMEZONE, currency: 'SAR' },
+      permissions: PERMISSIONS,
+      entitlements: entitlementsOf('pro'),
+      readOnly: false,
+      locale: 'en',
+    });
+    let exported = 0;
+    for await (const batch of table.batches) exported += batch.length;
+    expect(exported).toBe(table.totalRows);
+    expect(exported).toBeGreaterThan(0);
+  });
+});

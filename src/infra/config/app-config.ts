@@ -141,6 +141,16 @@ export class AppConfig {
   @Max(600)
   INSIGHTS_RECORDS_TIMEOUT_SECONDS = 20;
 
+  /**
+   * The most orders (placed or cancelled in its range) a builder question answered from the records may
+   * read; past it the question is refused with 422 query_too_heavy before anything is read.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  INSIGHTS_RECORDS_MAX_ORDERS = 250_000;
+
   /** The wait before background work that failed (an export, a report delivery) is tried again; it doubles each time. */
   @Transform(toInt)
   @IsInt()

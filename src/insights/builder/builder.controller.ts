@@ -19,7 +19,7 @@ export class BuilderController {
   @ApiOperation({
     summary: 'Run a custom report',
     description:
-      'Measures split by up to 3 dimensions, filtered, compared and sorted; also needs the view permission of every area its measures and dimensions belong to. Over 5,000 rows: 422 over_row_limit with `rowCount` and the export to run instead.',
+      'Measures split by up to 3 dimensions, filtered, compared and sorted; also needs the view permission of every area its measures and dimensions belong to. Read from a rollup when one holds the question, else from the records (orders, lines, refunds) by the same definitions. Over 5,000 rows: 422 over_row_limit with `rowCount` and the export to run instead. A records question over INSIGHTS_RECORDS_MAX_ORDERS orders or INSIGHTS_RECORDS_TIMEOUT_SECONDS: 422 query_too_heavy with what to ask instead. A dimension a measure has no meaning with: 400 unsupported_combination.',
   })
   @ApiOkResponse({ type: ReportResponseDoc })
   @ApiProblemResponses([...QUERY_ERRORS, 'over_row_limit', 'query_too_heavy'], 'admin')

@@ -56,14 +56,14 @@ export class BuilderService {
       return await this.answer(query, admin);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'query_too_heavy') throw error;
+      const narrow = error.options.suggestion!;
       throw new ApiError('query_too_heavy', {
         ...error.options,
         suggestion: {
+          ...narrow,
           code: 'narrow_or_export',
-          message_en:
-            'Ask for a shorter range, fewer dimensions or a filter; or export it instead: POST /admin/insights/exports with this body gives every row as a file, without a time limit.',
-          message_ar:
-            'اطلب نطاقًا أقصر أو أبعادًا أقل أو أضف تصفية؛ أو صدّره بدلًا من ذلك: يعطي POST /admin/insights/exports بهذا المحتوى الصفوف كلها في ملف، دون حد زمني.',
+          message_en: `${narrow.message_en} Or export it: POST /admin/insights/exports with this body gives every row as a file, without these limits.`,
+          message_ar: `${narrow.message_ar} أو صدّره: يعطي POST /admin/insights/exports بهذا المحتوى الصفوف كلها في ملف، دون هذه الحدود.`,
           export: exportOf(query),
         },
       });
@@ -120,7 +120,7 @@ export class BuilderService {
     const { measures, dimensions, calendar, resolved, spec } = await this.prepare(query, admin);
     const names = dimensions.map((dimension) => dimension.name);
     const main = spec(resolved.range, names);
-    const rowCount = await this.engine.count(main);
+    const rowCount = await this.engine.count(main, 'export');
     return {
       report: 'builder',
       range: resolved.range,

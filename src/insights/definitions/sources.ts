@@ -60,8 +60,13 @@ export interface SourceDef {
 export interface SourceRecords {
   /** What the facts can be split and filtered by: the rollups' dimensions and more. */
   dimensions: Record<string, SourceDimension>;
-  /** The facts of a store within a window, each with when it happened (`at`) and its store's time zone (`tz`). */
-  facts(scope: WindowScope): RawBuilder<unknown>;
+  /** The columns the measures read of each fact. */
+  measures: readonly string[];
+  /**
+   * The facts of a store within a window, each with its store, when it happened (`at`), its store's
+   * time zone (`tz`), and the `columns` asked for.
+   */
+  facts(scope: WindowScope, columns: readonly string[]): RawBuilder<unknown>;
 }
 
 const column = (name: string, type?: SourceDimension['type']): SourceDimension => ({ sql: sql.ref(`t.${name}`), column: name, type });
@@ -99,14 +104,22 @@ export const SOURCES: readonly SourceDef[] = [
     tables: [ROLLUPS.salesHourly, ROLLUPS.salesDaily, ROLLUPS.salesMonthly, ROLLUPS.salesTotalsDaily],
     timed: true,
     dimensions: ORDER_DIMENSIONS,
-    records: { dimensions: { ...ORDER_DIMENSIONS, ...CUSTOMER }, facts: (scope) => orderRecords(scope, 'sales') },
+    records: {
+      dimensions: { ...ORDER_DIMENSIONS, ...CUSTOMER },
+      measures: ROLLUPS.salesDaily.measures,
+      facts: (scope, columns) => orderRecords(scope, 'sales', columns),
+    },
   },
   {
     name: 'products',
     tables: [ROLLUPS.productsDaily, ROLLUPS.productsMonthly],
     timed: true,
     dimensions: LINE_DIMENSIONS,
-    records: { dimensions: { ...LINE_DIMENSIONS, ...ORDER_DIMENSIONS, ...CUSTOMER }, facts: (scope) => orderRecords(scope, 'lines') },
+    records: {
+      dimensions: { ...LINE_DIMENSIONS, ...ORDER_DIMENSIONS, ...CUSTOMER },
+      measures: ROLLUPS.productsDaily.measures,
+      facts: (scope, columns) => orderRecords(scope, 'lines', columns),
+    },
   },
   {
     name: 'customers',
@@ -135,7 +148,8 @@ export const SOURCES: readonly SourceDef[] = [
     dimensions: {},
     records: {
       dimensions: { ...LINE_DIMENSIONS, ...ORDER_DIMENSIONS, ...CUSTOMER },
-      facts: (scope) => orderRecords(scope, 'placed_lines'),
+      measures: ['customer_id', 'customer_type'],
+      facts: (scope, columns) => orderRecords(scope, 'placed_lines', columns),
     },
   },
   {

@@ -4,7 +4,6 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Bilingual } from '../../common/bilingual.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
-import { AppConfig } from '../../infra/config/app-config.js';
 import { DIMENSIONS, dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
 import { dimensionsOf } from '../definitions/reference.js';
 import type { Filter } from '../definitions/filters.js';
@@ -13,6 +12,7 @@ import { SOURCES, type SourceDef, type SourceDimension } from '../definitions/so
 import { NONE_ID, type RollupTable } from '../rollups/rollup-tables.js';
 import { labelJoin, labelledDimensions } from './dimension-values.js';
 import { isoWeekday, monthsWithin, type DateRange, type WeekStart } from './ranges.js';
+import { RecordsLimits } from './records-limits.js';
 
 /**
  * The one way Insights reads figures: measures split by dimensions over a date range. Each measure
@@ -42,6 +42,9 @@ export interface QuerySpec {
 export type Row = Record<string, string | number | null>;
 /** A row of `stream`: with the labels its statement joined (see labelJoin), the others looked up by DimensionValues. */
 export type StreamedRow = Row & { labels?: Record<string, Bilingual> };
+
+/** Whom a read is for: an answer, bounded when it reads records, or an export, which is not. */
+export type Purpose = 'answer' | 'export';
 
 /** What a part reads: one rollup table, or the records. */
 type Reading = RollupTable | 'records';
@@ -111,14 +114,14 @@ function readBy(part: Part): Record<string, SourceDimension> {
 export class QueryEngine {
   constructor(
     private readonly em: EntityManager,
-    private readonly config: AppConfig,
+    private readonly limits: RecordsLimits,
   ) {}
 
   /** Every row of the query, sorted as asked (else by the dimensions). */
   async rows(asked: QuerySpec, page?: { limit: number; offset: number }): Promise<{ rows: Row[]; more: boolean }> {
     const spec = withoutVacuousFilters(asked);
     const parts = this.plan(spec);
-    return this.bounded(parts, (db) => this.read(spec, parts, db, page));
+    return this.bounded(spec, parts, 'answer', (db) => this.read(spec, parts, db, page));
   }
 
   private async read(spec: QuerySpec, parts: Part[], db: Kysely<unknown>, page?: { limit: number; offset: number }) {
@@ -202,42 +205,24 @@ export class QueryEngine {
     return sql`select q.*, ${sql.join(labels)} from (${statement}) q ${sql.join(joins, sql` `)} order by ${sql.join(order)}`;
   }
 
-  /** How many rows the query has, counted without computing them. */
-  async count(asked: QuerySpec): Promise<number> {
+  /** How many rows the query has, counted without computing them, for an answer or for an export. */
+  async count(asked: QuerySpec, purpose: Purpose = 'answer'): Promise<number> {
     const spec = withoutVacuousFilters(asked);
     const parts = this.plan(spec);
     const keys = parts.map((part) => this.select(spec, { ...part, measures: [] }, undefined, true));
-    const { rows } = await this.bounded(parts, (db) =>
+    const { rows } = await this.bounded(spec, parts, purpose, (db) =>
       sql<{ count: string }>`select count(*) as count from (${sql.join(keys, sql` union `)}) keys`.execute(db),
     );
     return Number(rows[0].count);
   }
 
   /**
-   * Runs a read; one that reads records is bounded by INSIGHTS_RECORDS_TIMEOUT_SECONDS (set for its
-   * own transaction only) and, past it, refused with 422 query_too_heavy. Rollup reads are small
-   * and unbounded.
+   * Runs a read: an answer's read of the records within RecordsLimits, anything else (rollups, or an
+   * export, which runs in the background and streams) as it is.
    */
-  private async bounded<T>(parts: Part[], read: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
-    if (!parts.some((part) => part.table === 'records')) return read(this.em.getKysely() as Kysely<unknown>);
-    const seconds = this.config.INSIGHTS_RECORDS_TIMEOUT_SECONDS;
-    try {
-      return await this.em.fork().transactional(async (em) => {
-        const db = em.getKysely() as Kysely<unknown>;
-        await sql`select set_config('statement_timeout', ${`${seconds * 1000}`}, true)`.execute(db);
-        return read(db);
-      });
-    } catch (error) {
-      if ((error as { code?: string }).code !== '57014') throw error;
-      throw new ApiError('query_too_heavy', {
-        details: { timeoutSeconds: seconds },
-        suggestion: {
-          code: 'narrow',
-          message_en: 'Ask for a shorter range, fewer dimensions or a filter; or export it, which has no time limit.',
-          message_ar: 'اطلب نطاقًا أقصر أو أبعادًا أقل أو أضف تصفية؛ أو صدّره، فلا حد زمنيًا للتصدير.',
-        },
-      });
-    }
+  private async bounded<T>(spec: QuerySpec, parts: Part[], purpose: Purpose, read: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
+    if (purpose === 'export' || !parts.some((part) => part.table === 'records')) return read(this.em.getKysely() as Kysely<unknown>);
+    return this.limits.within(spec.storeId, spec.range, read);
   }
 
   /** Checks that every measure can be read as the query asks, without reading anything. */
@@ -435,8 +420,11 @@ export class QueryEngine {
       from: sql`(${spec.range.from}::date::timestamp at time zone ${timezone})`,
       to: sql`((${spec.range.to}::date + 1)::timestamp at time zone ${timezone})`,
     };
+    const records = source.records!;
+    const keys = [...this.used(spec)].map((name) => records.dimensions[name].column);
+    const columns = [...new Set(['store_id', 'at', 'tz', ...keys, ...records.measures])];
     return sql`(select f.*, (f.at at time zone f.tz)::date as day, date_trunc('hour', f.at at time zone f.tz) as hour
-                from (${source.records!.facts({ storeId: spec.storeId, window })}) f)`;
+                from (${records.facts({ storeId: spec.storeId, window }, columns)}) f)`;
   }
 
   /**

@@ -348,7 +348,11 @@ function BuilderForm({
                 })
               : pick(lang, overLimit, 'message')}
           </p>
-          {exportBody ? <p class="suggestion">{t('ins.builder.exportHint')}</p> : null}
+          {overLimit.code === 'query_too_heavy' && overLimit.suggestion ? (
+            <p class="suggestion">{pick(lang, overLimit.suggestion, 'message')}</p>
+          ) : exportBody ? (
+            <p class="suggestion">{t('ins.builder.exportHint')}</p>
+          ) : null}
           {exportBody && mayExport ? (
             <button
               type="button"

@@ -19,6 +19,7 @@ import { Migration0018DataHubRunAlerts } from './0018-data-hub-run-alerts.js';
 import { Migration0019InsightsScheduleConnections } from './0019-insights-schedule-connections.js';
 import { Migration0020DataHubImports } from './0020-data-hub-imports.js';
 import { Migration0021DataHubFormulaSafety } from './0021-data-hub-formula-safety.js';
+import { Migration0022InsightsRecordsPath } from './0022-insights-records-path.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -48,4 +49,5 @@ export const MIGRATIONS = [
   { name: '0019-insights-schedule-connections', class: Migration0019InsightsScheduleConnections },
   { name: '0020-data-hub-imports', class: Migration0020DataHubImports },
   { name: '0021-data-hub-formula-safety', class: Migration0021DataHubFormulaSafety },
+  { name: '0022-insights-records-path', class: Migration0022InsightsRecordsPath },
 ];

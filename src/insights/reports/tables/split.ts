@@ -90,7 +90,7 @@ export const SPLIT_TABLE: ReportTableStrategy<SplitTable> = {
   async file(request, { engine, values }) {
     const spec = tableQuery(request, true);
     return {
-      totalRows: await engine.count(spec),
+      totalRows: await engine.count(spec, 'export'),
       batches: values.labelBatches(request.calendar.storeId, engine.stream(spec, EXPORT_BATCH_ROWS), spec.dimensions),
     };
   },

@@ -150,6 +150,18 @@ function refundedShipping(scope: FoldScope): RawBuilder<unknown> {
     where ${scoped(scope, 'r', 'created_at')} and r.reason = 'return' and r.shipping_amount > 0`;
 }
 
+/**
+ * 1 for the line `l` that is its order's first (by position) with the same `keys`, else 0: summed, the
+ * orders that contained each group of that level. Asked of the order's lines one line at a time (not
+ * with a window over all of them), so that the records path computes it only for the lines its
+ * question keeps, and not at all when it does not count orders.
+ */
+function firstOfOrder(keys: string[]): RawBuilder<unknown> {
+  const same = keys.map((key) => sql`${sql.ref(`e.${key}`)} is not distinct from ${sql.ref(`l.${key}`)}`);
+  return sql`(not exists (select 1 from order_lines e where e.order_id = l.order_id and ${sql.join(same, sql` and `)}
+                and (e.position, e.id) < (l.position, l.id)))::int`;
+}
+
 /** A line's product keys, "none" for what it does not have (or no longer has). */
 const LINE_KEYS = sql`coalesce(l.variant_id, ${NONE_ID}::uuid) as variant_id, coalesce(l.product_id, ${NONE_ID}::uuid) as product_id,
                       coalesce(l.category_id, ${NONE_ID}::uuid) as category_id, coalesce(l.brand_id, ${NONE_ID}::uuid) as brand_id`;
@@ -201,11 +213,11 @@ function placedFacts(scope: FoldScope): FactParts {
       sql`select o.store_id, o.placed_at as at, o.tz, ${LINE_KEYS}, ${ORDER_KEYS}, ${measures(products, {
         units_sold: sql`l.quantity`,
         gross_sales: LINE_GROSS,
-        variant_orders: sql`(row_number() over (partition by o.id, l.variant_id order by l.position) = 1)::int`,
-        product_orders: sql`(row_number() over (partition by o.id, l.product_id order by l.position) = 1)::int`,
-        category_orders: sql`(row_number() over (partition by o.id, l.category_id order by l.position) = 1)::int`,
-        brand_orders: sql`(row_number() over (partition by o.id, l.brand_id order by l.position) = 1)::int`,
-        category_brand_orders: sql`(row_number() over (partition by o.id, l.category_id, l.brand_id order by l.position) = 1)::int`,
+        variant_orders: firstOfOrder(['variant_id']),
+        product_orders: firstOfOrder(['product_id']),
+        category_orders: firstOfOrder(['category_id']),
+        brand_orders: firstOfOrder(['brand_id']),
+        category_brand_orders: firstOfOrder(['category_id', 'brand_id']),
       })} from placed o join order_lines l on l.order_id = o.id`,
     ],
     // The customer counts once in a range when this order is in it and their previous order (in the grouping) is not.
@@ -409,10 +421,10 @@ const ORDER_RECORDS = {
 /**
  * The facts of a store's orders within a window, computed exactly as the folds compute them, each with
  * its order's keys and customer: `sales` per order (placed, cancelled, refunded), `lines` per order
- * line, `placed_lines` the lines of orders placed. What the builder reads when no rollup holds the
- * dimensions a question uses.
+ * line, `placed_lines` the lines of orders placed; of each, only the `columns` asked for. What the
+ * builder reads when no rollup holds the dimensions a question uses.
  */
-export function orderRecords(scope: WindowScope, kind: keyof typeof ORDER_RECORDS): RawBuilder<unknown> {
+export function orderRecords(scope: WindowScope, kind: keyof typeof ORDER_RECORDS, columns: readonly string[]): RawBuilder<unknown> {
   const parts = [...placedFacts(scope), ...cancelledFacts(scope), ...refundFacts(scope)];
-  return factRows(parts, ORDER_RECORDS[kind]);
+  return factRows(parts, ORDER_RECORDS[kind], columns);
 }

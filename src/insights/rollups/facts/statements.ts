@@ -86,12 +86,13 @@ export function measures(table: RollupTable, given: Record<string, RawBuilder<un
 }
 
 /**
- * The rows of the named facts (of the same columns), one after the other, added nowhere: what the
- * records path reads. The parts are inlined where they are used, so that PostgreSQL computes only the
- * columns the query reads and applies its conditions inside them.
+ * The `columns` of the named facts, one after the other, added nowhere: what the records path reads.
+ * The parts are inlined where they are used, so that PostgreSQL computes only those columns (a
+ * customer's history, say, only when it is asked for) and applies the query's conditions inside them.
  */
-export function factRows(parts: FactParts, facts: string[]): RawBuilder<unknown> {
+export function factRows(parts: FactParts, facts: string[], columns: readonly string[]): RawBuilder<unknown> {
   const named = parts.map(([name, query]) => sql`${sql.table(name)} as not materialized (${query})`);
-  const rows = facts.map((name) => sql`select * from ${sql.table(name)}`);
+  const selected = sql.join(columns.map((column) => sql.ref(column)));
+  const rows = facts.map((name) => sql`select ${selected} from ${sql.table(name)}`);
   return sql`with ${sql.join(named)} ${sql.join(rows, sql` union all `)}`;
 }
