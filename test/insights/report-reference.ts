@@ -282,7 +282,8 @@ export class Reference {
         const kept = fulfilled !== null && fulfilled.getTime() <= order.promisedBy.getTime() ? 1 : 0;
         this.fulfilment.push({ at: order.promisedBy, dims, n: { promised: 1, late, kept } });
       }
-      const method = { payment_method: order.paymentMethod };
+      // an order's payments carry everything the order is split by
+      const method = this.orderDims(order);
       if (order.paymentMethod === 'card')
         this.payments.push({ at: order.placedAt, dims: method, n: { authorisedCount: 1, authorisedAmount: order.total } });
       if (order.paidAt) this.payments.push({ at: order.paidAt, dims: method, n: { capturedCount: 1, capturedAmount: order.total } });
@@ -293,7 +294,7 @@ export class Reference {
     for (const refund of this.records.refunds) {
       this.payments.push({
         at: refund.createdAt,
-        dims: { payment_method: orders.get(refund.orderId)!.paymentMethod },
+        dims: this.orderDims(orders.get(refund.orderId)!),
         n: { refundedCount: 1, refundedAmount: refund.amount },
       });
     }
@@ -483,6 +484,8 @@ export class Reference {
     const keys = new Map<string, Dims>();
     for (const measure of measures) {
       for (const fact of this.select(this.familyOf(measure, used), range, conds)) {
+        // a fact without a value of a split dimension (a card declined with no order: no language) is in no row of it
+        if (split.some((name) => fact.dims[name] === undefined)) continue;
         const values: Dims = Object.fromEntries(split.map((name) => [name, fact.dims[name]]));
         if (grain) values[grain] = this.periodLabel(fact.at, grain);
         keys.set(dimensions.map((name) => values[name]).join('\u0000'), values);

@@ -36,10 +36,11 @@ export function dimensionsOf(measure: MeasureDef): string[] {
   const names = new Set<string>();
   for (const source of SOURCES) {
     if (!measure.in[source.name]) continue;
-    for (const name of Object.keys({ ...source.dimensions, ...source.records?.dimensions })) names.add(name);
+    const records = source.records && !source.records.without?.includes(measure.name) ? source.records : undefined;
+    for (const name of Object.keys({ ...source.dimensions, ...records?.dimensions })) names.add(name);
     if (!source.timed) continue;
     for (const grain of TIME_GRAINS) {
-      if (grain !== 'hour' || source.records || source.tables.some((table) => table.granularity === 'hour')) names.add(grain);
+      if (grain !== 'hour' || records || source.tables.some((table) => table.granularity === 'hour')) names.add(grain);
     }
   }
   return DIMENSIONS.map((dimension) => dimension.name).filter((name) => names.has(name));

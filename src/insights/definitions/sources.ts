@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { orderRecords } from '../rollups/facts/sales.js';
+import { orderRecords } from '../rollups/facts/records.js';
 import type { WindowScope } from '../rollups/facts/statements.js';
 import { ROLLUPS, type RollupTable } from '../rollups/rollup-tables.js';
 
@@ -62,6 +62,8 @@ export interface SourceRecords {
   dimensions: Record<string, SourceDimension>;
   /** The columns the measures read of each fact. */
   measures: readonly string[];
+  /** Measures of the source the records do not have (a card declined at checkout has no order). */
+  without?: readonly string[];
   /**
    * The facts of a store within a window, each with its store, when it happened (`at`), its store's
    * time zone (`tz`), and the `columns` asked for.
@@ -176,6 +178,12 @@ export const SOURCES: readonly SourceDef[] = [
     tables: [ROLLUPS.paymentsHourly],
     timed: true,
     dimensions: { payment_method: column('payment_method') },
+    records: {
+      dimensions: { ...ORDER_DIMENSIONS, ...CUSTOMER },
+      measures: ROLLUPS.paymentsHourly.measures.filter((column) => !column.startsWith('failed_')),
+      without: ['failed_payments', 'failed_amount'],
+      facts: (scope, columns) => orderRecords(scope, 'payments', columns),
+    },
   },
   {
     name: 'searches',

@@ -270,7 +270,12 @@ export class QueryEngine {
         const table = this.tableFor(source, grain, used, spec.range);
         return table ? [{ source, table }] : [];
       })[0];
-      const recorded = sources.find((source) => source.records && [...used].every((dimension) => source.records!.dimensions[dimension]));
+      const recorded = sources.find(
+        (source) =>
+          source.records &&
+          !source.records.without?.includes(measure.name) &&
+          [...used].every((dimension) => source.records!.dimensions[dimension]),
+      );
       const fromRecords = recorded && { source: recorded, table: 'records' as const };
       const served =
         spec.via === 'records' ? (fromRecords ?? fromRollups) : spec.via === 'rollups' ? fromRollups : (fromRollups ?? fromRecords);

@@ -1,27 +1,29 @@
 import { sql, type RawBuilder } from 'kysely';
-import { COUNTED_ORDERS } from '../counted-orders.js';
 import { ROLLUPS } from '../rollup-tables.js';
-import { addInto, measures, scoped, statement, type FoldScope } from './statements.js';
+import { ORDER_KEYS, orders } from './sales.js';
+import { addInto, measures, scoped, statement, type FactParts, type FoldScope } from './statements.js';
 
 const payments = ROLLUPS.paymentsHourly;
 
-export function orderPaid(scope: FoldScope): RawBuilder<unknown>[] {
+/** The facts of the scope's orders paid: the money taken, with the order's keys. */
+export function paidFacts(scope: FoldScope): FactParts {
   return [
-    statement(
-      [
-        [
-          'capture_facts',
-          sql`select o.store_id, o.paid_at as at, s.timezone as tz, o.payment_method, ${measures(payments, {
-            captured_count: sql`1`,
-            captured_amount: sql`o.total`,
-          })} from ${COUNTED_ORDERS} o join stores s on s.id = o.store_id where ${scoped(scope, 'o', 'paid_at')} and o.paid_at is not null`,
-        ],
-      ],
-      addInto([payments], 'capture_facts'),
-    ),
+    ['paid', orders(sql`${scoped(scope, 'o', 'paid_at')} and o.paid_at is not null`, scope)],
+    [
+      'capture_facts',
+      sql`select o.store_id, o.paid_at as at, o.tz, ${ORDER_KEYS}, ${measures(payments, {
+        captured_count: sql`1`,
+        captured_amount: sql`o.total`,
+      })} from paid o`,
+    ],
   ];
 }
 
+export function orderPaid(scope: FoldScope): RawBuilder<unknown>[] {
+  return [statement(paidFacts(scope), addInto([payments], 'capture_facts'))];
+}
+
+/** A card declined at checkout: no order was placed, so it has no keys but its method. */
 export function paymentDeclined(scope: FoldScope): RawBuilder<unknown>[] {
   return [
     statement(

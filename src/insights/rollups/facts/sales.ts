@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { COUNTED_ORDERS } from '../counted-orders.js';
 import { NONE_ID, ROLLUPS } from '../rollup-tables.js';
-import { addInto, factRows, measures, scoped, statement, type FactParts, type FoldScope, type WindowScope } from './statements.js';
+import { addInto, measures, scoped, statement, type FactParts, type FoldScope } from './statements.js';
 
 // An order placed, cancelled or refunded: its sales, lines, customers, cohorts and customers' sales, and from
 // the same snapshot the promise it makes or withdraws (fulfilment) and the money authorised, voided or paid back.
@@ -33,7 +33,7 @@ function customerFold(facts: string): RawBuilder<unknown> {
  * The scoped orders with their store's time zone, their place in their customer's history (a
  * customer is an email address) and their money without tax: goods, discounts, shipping.
  */
-function orders(where: RawBuilder<unknown>, scope: FoldScope): RawBuilder<unknown> {
+export function orders(where: RawBuilder<unknown>, scope: FoldScope): RawBuilder<unknown> {
   return sql`
     select o.id, o.store_id, s.timezone as tz, o.email, o.placed_at, o.paid_at, o.shipped_at, o.ready_at, o.delivered_at,
            o.cancelled_at, o.promised_by, o.payment_method, o.fulfilment_type, coalesce(o.shipping_method_code, '') as shipping_method,
@@ -171,7 +171,7 @@ const SALES_KEYS = sql`o.payment_method, o.fulfilment_type, o.shipping_method, o
  * What an order's facts carry beyond the keys of the tables they are added into, for the records path
  * to split and filter by: the order's sales keys on its lines, and its customer on both.
  */
-const ORDER_KEYS = sql`${SALES_KEYS}, o.customer_id`;
+export const ORDER_KEYS = sql`${SALES_KEYS}, o.customer_id`;
 const SALES_TABLES = [ROLLUPS.salesDaily, ROLLUPS.salesHourly, ROLLUPS.salesMonthly, ROLLUPS.salesTotalsDaily];
 const PRODUCT_TABLES = [ROLLUPS.productsDaily, ROLLUPS.productsMonthly];
 const CUSTOMER_SALES_TABLES = [ROLLUPS.customerSalesDaily, ROLLUPS.customerTotals];
@@ -194,7 +194,7 @@ function registerCustomers(where: RawBuilder<unknown>): RawBuilder<unknown> {
 }
 
 /** The facts of the scope's orders as placed: sales, lines, customers, cohorts, customers' sales, promises and authorisations. */
-function placedFacts(scope: FoldScope): FactParts {
+export function placedFacts(scope: FoldScope): FactParts {
   return [
     ['placed', orders(scoped(scope, 'o', 'placed_at'), scope)],
     [
@@ -259,7 +259,7 @@ function placedFacts(scope: FoldScope): FactParts {
     ],
     [
       'placed_authorisation_facts',
-      sql`select o.store_id, o.placed_at as at, o.tz, o.payment_method, ${measures(payments, {
+      sql`select o.store_id, o.placed_at as at, o.tz, ${ORDER_KEYS}, ${measures(payments, {
         authorised_count: sql`1`,
         authorised_amount: sql`o.total`,
       })} from placed o where o.payment_method = 'card'`,
@@ -283,7 +283,7 @@ export function orderPlaced(scope: FoldScope): RawBuilder<unknown>[] {
 }
 
 /** The facts of the scope's cancelled orders: all they sold taken back, their promises withdrawn, unpaid money released. */
-function cancelledFacts(scope: FoldScope): FactParts {
+export function cancelledFacts(scope: FoldScope): FactParts {
   return [
     ['cancelled', orders(sql`${scoped(scope, 'o', 'cancelled_at')} and o.cancelled_at is not null`, scope)],
     [
@@ -325,7 +325,7 @@ function cancelledFacts(scope: FoldScope): FactParts {
     // money that was never taken is released
     [
       'cancelled_void_facts',
-      sql`select o.store_id, o.cancelled_at as at, o.tz, o.payment_method, ${measures(payments, {
+      sql`select o.store_id, o.cancelled_at as at, o.tz, ${ORDER_KEYS}, ${measures(payments, {
         voided_count: sql`1`,
         voided_amount: sql`o.total`,
       })} from cancelled o where o.paid_at is null`,
@@ -348,7 +348,7 @@ export function orderCancelled(scope: FoldScope): RawBuilder<unknown>[] {
 }
 
 /** The facts of the scope's refunds: returned goods and shipping, and every refund as money paid back. */
-function refundFacts(scope: FoldScope): FactParts {
+export function refundFacts(scope: FoldScope): FactParts {
   return [
     ['returned', returnedLines(scope)],
     ['shipping_back', refundedShipping(scope)],
@@ -387,13 +387,14 @@ function refundFacts(scope: FoldScope): FactParts {
           from returned l join refunded o on o.id = l.order_id`,
     ],
     // every refund is money paid back, a cancellation's included
+    ['paid_back', orders(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r', 'created_at')})`, scope)],
     [
       'refund_payment_facts',
-      sql`select r.store_id, r.created_at as at, s.timezone as tz, o.payment_method, ${measures(payments, {
+      sql`select r.store_id, r.created_at as at, o.tz, ${ORDER_KEYS}, ${measures(payments, {
         refunded_count: sql`1`,
         refunded_amount: sql`r.amount`,
       })}
-          from refunds r join ${COUNTED_ORDERS} o on o.id = r.order_id join stores s on s.id = r.store_id
+          from refunds r join paid_back o on o.id = r.order_id
           where ${scoped(scope, 'r', 'created_at')}`,
     ],
   ];
@@ -410,21 +411,4 @@ export function refunded(scope: FoldScope): RawBuilder<unknown>[] {
       ...addInto([payments], 'refund_payment_facts'),
     ]),
   ];
-}
-
-const ORDER_RECORDS = {
-  sales: ['placed_sales_facts', 'cancelled_sales_facts', 'refund_sales_facts'],
-  lines: ['placed_line_facts', 'cancelled_line_facts', 'refund_line_facts'],
-  placed_lines: ['placed_line_facts'],
-};
-
-/**
- * The facts of a store's orders within a window, computed exactly as the folds compute them, each with
- * its order's keys and customer: `sales` per order (placed, cancelled, refunded), `lines` per order
- * line, `placed_lines` the lines of orders placed; of each, only the `columns` asked for. What the
- * builder reads when no rollup holds the dimensions a question uses.
- */
-export function orderRecords(scope: WindowScope, kind: keyof typeof ORDER_RECORDS, columns: readonly string[]): RawBuilder<unknown> {
-  const parts = [...placedFacts(scope), ...cancelledFacts(scope), ...refundFacts(scope)];
-  return factRows(parts, ORDER_RECORDS[kind], columns);
 }

@@ -68,12 +68,14 @@ export function addInto(tables: RollupTable[], facts: string): RawBuilder<unknow
 export type FactParts = [name: string, query: RawBuilder<unknown>][];
 
 /**
- * One statement: the named parts (each computed once) and then the inserts, which all see the same
- * snapshot. No two inserts of one statement may write the same table.
+ * One statement: the named parts and then the inserts, which all see the same snapshot. A part read
+ * more than once is computed once (PostgreSQL materializes it); one read once is inlined where it is
+ * read, so that only the columns its reader needs are computed. No two inserts of one statement may
+ * write the same table.
  */
 export function statement(parts: FactParts, inserts: RawBuilder<unknown>[]): RawBuilder<unknown> {
   const named = [
-    ...parts.map(([name, query]) => sql`${sql.table(name)} as materialized (${query})`),
+    ...parts.map(([name, query]) => sql`${sql.table(name)} as (${query})`),
     ...inserts.map((insert, i) => sql`${sql.raw(`insert_${i}`)} as (${insert})`),
   ];
   return sql`with ${sql.join(named)} select 1`;
