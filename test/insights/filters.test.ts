@@ -20,6 +20,22 @@ const FILTERABLE = DIMENSIONS.filter((dimension) => dimension.filterable && !isT
   (dimension) => dimension.name,
 );
 
+/** A line and the order it is in: what a product's sales are split and filtered by. */
+const LINE_AND_ORDER = [
+  'product',
+  'variant',
+  'category',
+  'brand',
+  'payment_method',
+  'fulfilment_type',
+  'shipping_method',
+  'customer_type',
+  'customer_kind',
+  'locale',
+  'tax_rate',
+  'customer',
+];
+
 describe('Insights filters', () => {
   const t = useTestApp();
   let store: TestStore;
@@ -212,20 +228,7 @@ describe('Insights filters', () => {
         'customer',
       ],
       // a product's sales reach the orders they were in: how they were paid, fulfilled and placed, and by whom
-      products: [
-        'product',
-        'variant',
-        'category',
-        'brand',
-        'payment_method',
-        'fulfilment_type',
-        'shipping_method',
-        'customer_type',
-        'customer_kind',
-        'locale',
-        'tax_rate',
-        'customer',
-      ],
+      products: LINE_AND_ORDER,
       not_selling: ['product', 'category', 'brand'],
       cohorts: [],
       late_orders: ['fulfilment_type', 'shipping_method'],
@@ -279,20 +282,7 @@ describe('Insights filters', () => {
 
     const answer = ok(await build({ measures: ['net_sales'], dimensions: ['category'], last: 30 }));
     // Answered from the rollup, it can be filtered by whatever the records reach too.
-    expect(answer.filterable).toEqual([
-      'product',
-      'variant',
-      'category',
-      'brand',
-      'payment_method',
-      'fulfilment_type',
-      'shipping_method',
-      'customer_type',
-      'customer_kind',
-      'locale',
-      'tax_rate',
-      'customer',
-    ]);
+    expect(answer.filterable).toEqual(LINE_AND_ORDER);
     expect(ok(await build({ measures: ['net_sales'], last: 30 })).filterable).toEqual(
       expect.arrayContaining(['product', 'category', 'payment_method', 'tax_rate', 'customer']),
     );

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AdminPrincipal } from '../../src/auth/principal.js';
 import { ApiError } from '../../src/common/errors/api-error.js';
-import { entitlementsOf, PERMISSIONS } from '../../src/common/permissions.js';
 import { BuilderService, type BuilderQuery } from '../../src/insights/builder/builder.service.js';
 import { MEASURES, type MeasureDef } from '../../src/insights/definitions/measures.js';
 import { dimensionsOf } from '../../src/insights/definitions/reference.js';
@@ -13,9 +11,9 @@ import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
 import { ok } from '../support/responses.js';
 import { useTestApp } from '../support/harness.js';
 import { expectProblem } from '../support/problem.js';
-import { RANGE, readRecords, seedHistory, TIMEZONE, type Seeded } from './report-fixture.js';
+import { RANGE, readRecords, seedHistory, type Seeded } from './report-fixture.js';
 import { Reference, type Conds } from './report-reference.js';
-import { foldAll } from './support.js';
+import { foldAll, ownerPrincipal } from './support.js';
 
 /**
  * The builder's records path: questions no rollup holds are answered from the records the rollups
@@ -71,17 +69,7 @@ describe('Insights records path', () => {
     ref = new Reference(await readRecords(t.db, store.storeId));
     engine = t.app.get(QueryEngine);
     builder = t.app.get(BuilderService);
-    admin = {
-      kind: 'staff',
-      storeId: seeded.storeId,
-      sessionId: randomUUID(),
-      staff: { id: randomUUID(), email: 'owner@example.com', name: 'Owner', role: 'owner' },
-      store: { id: seeded.storeId, name: 'Records', plan: 'pro', timezone: TIMEZONE, currency: 'SAR' },
-      permissions: PERMISSIONS,
-      entitlements: entitlementsOf('pro'),
-      readOnly: false,
-      locale: 'en',
-    };
+    admin = ownerPrincipal(seeded.storeId);
   }, 120_000);
 
   const spec = (measures: MeasureDef[], dimensions: string[], via?: QuerySpec['via']): QuerySpec => ({
@@ -289,17 +277,7 @@ describe('Insights records path: the orders an answer may read', () => {
     // a question a rollup holds is never bounded so
     ok(await build({ measures: ['net_sales'], dimensions: ['product'], ...RANGE }));
     // and an export of the refused question reads every row
-    const table = await t.app.get(BuilderService).table(query, {
-      kind: 'staff',
-      storeId,
-      sessionId: randomUUID(),
-      staff: { id: randomUUID(), email: 'owner@example.com', name: 'Owner', role: 'owner' },
-      store: { id: storeId, name: 'Records', plan: 'pro', timezone: TIMEZONE, currency: 'SAR' },
-      permissions: PERMISSIONS,
-      entitlements: entitlementsOf('pro'),
-      readOnly: false,
-      locale: 'en',
-    });
+    const table = await t.app.get(BuilderService).table(query, ownerPrincipal(storeId));
     let exported = 0;
     for await (const batch of table.batches) exported += batch.length;
     expect(exported).toBe(table.totalRows);

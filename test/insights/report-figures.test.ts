@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AdminPrincipal } from '../../src/auth/principal.js';
 import { ApiError } from '../../src/common/errors/api-error.js';
-import { entitlementsOf, PERMISSIONS } from '../../src/common/permissions.js';
 import { BuilderService, type BuilderQuery } from '../../src/insights/builder/builder.service.js';
 import type { ReportName } from '../../src/insights/definitions/reports.js';
 import { ReportService, type ReportParams, type ReportResponse } from '../../src/insights/reports/report.service.js';
@@ -10,7 +8,7 @@ import { RollupMaintainer } from '../../src/insights/rollups/rollup-maintainer.j
 import { useTestApp } from '../support/harness.js';
 import { PREVIOUS, RANGE, readRecords, seedHistory, TIMEZONE, type Seeded } from './report-fixture.js';
 import { NONE, Reference, type Conds, type Grain, type Window } from './report-reference.js';
-import { foldAll } from './support.js';
+import { foldAll, ownerPrincipal } from './support.js';
 
 /**
  * Every built-in report and the builder, run on a small fixed history (report-fixture.ts), against
@@ -34,17 +32,7 @@ describe('Insights report figures, recomputed from the raw records', () => {
   let builder: BuilderService;
   let admin: AdminPrincipal;
 
-  const principal = (plan: 'basic' | 'growth' | 'pro'): AdminPrincipal => ({
-    kind: 'staff',
-    storeId: seeded.storeId,
-    sessionId: randomUUID(),
-    staff: { id: randomUUID(), email: 'owner@example.com', name: 'Owner', role: 'owner' },
-    store: { id: seeded.storeId, name: 'Figures', plan, timezone: TIMEZONE, currency: 'SAR' },
-    permissions: PERMISSIONS,
-    entitlements: entitlementsOf(plan),
-    readOnly: false,
-    locale: 'en',
-  });
+  const principal = (plan: 'basic' | 'growth' | 'pro'): AdminPrincipal => ownerPrincipal(seeded.storeId, plan);
   const run = (name: ReportName, params: ReportParams) => reports.run(name, params, admin);
   const range = (window: Window) => ({ from: window.from, to: window.to });
 

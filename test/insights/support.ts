@@ -1,5 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
+import type { AdminPrincipal } from '../../src/auth/principal.js';
+import { entitlementsOf, PERMISSIONS, type StorePlan } from '../../src/common/permissions.js';
 import { RollupMaintainer } from '../../src/insights/rollups/rollup-maintainer.js';
 import { ROLLUPS } from '../../src/insights/rollups/rollup-tables.js';
 import { StorefrontEventRecorder } from '../../src/storefront/events/storefront-event-recorder.js';
@@ -7,6 +9,21 @@ import type { TestDatabase } from '../support/database.js';
 import { variants, type TestStore } from '../support/fixtures.js';
 import { ok } from '../support/responses.js';
 import type { StorefrontClient } from '../support/storefront-client.js';
+
+/** An owner of a store in the Riyadh time zone, as the services see a signed-in member: for calling them directly. */
+export function ownerPrincipal(storeId: string, plan: StorePlan = 'pro'): AdminPrincipal {
+  return {
+    kind: 'staff',
+    storeId,
+    sessionId: randomUUID(),
+    staff: { id: randomUUID(), email: 'owner@example.com', name: 'Owner', role: 'owner' },
+    store: { id: storeId, name: 'Figures', plan, timezone: 'Asia/Riyadh', currency: 'SAR' },
+    permissions: PERMISSIONS,
+    entitlements: entitlementsOf(plan),
+    readOnly: false,
+    locale: 'en',
+  };
+}
 
 /** Writes the storefront events still gathering, then folds everything pending, the settling delay of new orders included. */
 export async function foldAll(app: NestFastifyApplication): Promise<void> {

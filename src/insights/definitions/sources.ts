@@ -60,8 +60,8 @@ export interface SourceDef {
 export interface SourceRecords {
   /** What the facts can be split and filtered by: the rollups' dimensions and more. */
   dimensions: Record<string, SourceDimension>;
-  /** The columns the measures read of each fact. */
-  measures: readonly string[];
+  /** The columns of each fact a measure reads. */
+  reads(measure: string): readonly string[];
   /** Measures of the source the records do not have (a card declined at checkout has no order). */
   without?: readonly string[];
   /**
@@ -99,6 +99,7 @@ const LINE_DIMENSIONS = {
   category: column('category_id', 'uuid'),
   brand: column('brand_id', 'uuid'),
 };
+const LINE_COLUMNS = Object.values(LINE_DIMENSIONS).map((dimension) => dimension.column);
 
 export const SOURCES: readonly SourceDef[] = [
   {
@@ -108,7 +109,7 @@ export const SOURCES: readonly SourceDef[] = [
     dimensions: ORDER_DIMENSIONS,
     records: {
       dimensions: { ...ORDER_DIMENSIONS, ...CUSTOMER },
-      measures: ROLLUPS.salesDaily.measures,
+      reads: () => ROLLUPS.salesDaily.measures,
       facts: (scope, columns) => orderRecords(scope, 'sales', columns),
     },
   },
@@ -119,7 +120,7 @@ export const SOURCES: readonly SourceDef[] = [
     dimensions: LINE_DIMENSIONS,
     records: {
       dimensions: { ...LINE_DIMENSIONS, ...ORDER_DIMENSIONS, ...CUSTOMER },
-      measures: ROLLUPS.productsDaily.measures,
+      reads: () => ROLLUPS.productsDaily.measures,
       facts: (scope, columns) => orderRecords(scope, 'lines', columns),
     },
   },
@@ -150,8 +151,11 @@ export const SOURCES: readonly SourceDef[] = [
     dimensions: {},
     records: {
       dimensions: { ...LINE_DIMENSIONS, ...ORDER_DIMENSIONS, ...CUSTOMER },
-      measures: ['customer_id', 'customer_type'],
-      facts: (scope, columns) => orderRecords(scope, 'placed_lines', columns),
+      // whether an order is a customer's first asks their history: only new and returning customers need it
+      reads: (measure) => (measure === 'customers' ? ['customer_id'] : ['customer_id', 'customer_type']),
+      // an order's customer is the same on all its lines: lines only when a line's keys are asked for
+      facts: (scope, columns) =>
+        orderRecords(scope, columns.some((column) => LINE_COLUMNS.includes(column)) ? 'placed_lines' : 'placed_orders', columns),
     },
   },
   {
@@ -180,7 +184,7 @@ export const SOURCES: readonly SourceDef[] = [
     dimensions: { payment_method: column('payment_method') },
     records: {
       dimensions: { ...ORDER_DIMENSIONS, ...CUSTOMER },
-      measures: ROLLUPS.paymentsHourly.measures.filter((column) => !column.startsWith('failed_')),
+      reads: () => ROLLUPS.paymentsHourly.measures.filter((column) => !column.startsWith('failed_')),
       without: ['failed_payments', 'failed_amount'],
       facts: (scope, columns) => orderRecords(scope, 'payments', columns),
     },

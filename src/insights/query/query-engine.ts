@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
@@ -110,12 +111,37 @@ function readBy(part: Part): Record<string, SourceDimension> {
   return part.table === 'records' ? part.source.records!.dimensions : part.source.dimensions;
 }
 
+/**
+ * One answer's reads of the records (its count, rows, totals and series): one transaction within the
+ * limits, where each source's facts of a range, filtered as the answer asks, are read from the records
+ * once into a temporary table that every read of the answer then groups.
+ */
+interface RecordsSession {
+  db: Kysely<unknown>;
+  /** By source, range and filters: the table holding those facts, with the columns it has. */
+  facts: Map<string, { table: string; columns: readonly string[] }>;
+  /** The ranges whose budget was checked, and the reads under way (one at a time on the transaction's connection). */
+  checked: Set<string>;
+  queue: Promise<unknown>;
+}
+
 @Injectable()
 export class QueryEngine {
+  private readonly sessions = new AsyncLocalStorage<RecordsSession>();
+
   constructor(
     private readonly em: EntityManager,
     private readonly limits: RecordsLimits,
   ) {}
+
+  /**
+   * Runs `work`, the reads of one answer to `main`, as one RecordsSession when `main` reads records;
+   * otherwise as it is, each read on a connection of its own.
+   */
+  async answer<T>(main: QuerySpec, work: () => Promise<T>): Promise<T> {
+    if (!this.plan(withoutVacuousFilters(main)).some((part) => part.table === 'records')) return work();
+    return this.limits.transaction((db) => this.sessions.run({ db, facts: new Map(), checked: new Set(), queue: Promise.resolve() }, work));
+  }
 
   /** Every row of the query, sorted as asked (else by the dimensions). */
   async rows(asked: QuerySpec, page?: { limit: number; offset: number }): Promise<{ rows: Row[]; more: boolean }> {
@@ -209,20 +235,53 @@ export class QueryEngine {
   async count(asked: QuerySpec, purpose: Purpose = 'answer'): Promise<number> {
     const spec = withoutVacuousFilters(asked);
     const parts = this.plan(spec);
-    const keys = parts.map((part) => this.select(spec, { ...part, measures: [] }, undefined, true));
-    const { rows } = await this.bounded(spec, parts, purpose, (db) =>
-      sql<{ count: string }>`select count(*) as count from (${sql.join(keys, sql` union `)}) keys`.execute(db),
-    );
+    const { rows } = await this.bounded(spec, parts, purpose, (db) => {
+      const keys = parts.map((part) => this.select(spec, { ...part, measures: [] }, undefined, true));
+      return sql<{ count: string }>`select count(*) as count from (${sql.join(keys, sql` union `)}) keys`.execute(db);
+    });
     return Number(rows[0].count);
   }
 
   /**
-   * Runs a read: an answer's read of the records within RecordsLimits, anything else (rollups, or an
-   * export, which runs in the background and streams) as it is.
+   * Runs a read: an answer's read of the records within RecordsLimits (in its session, when it has one,
+   * with the facts it reads gathered first), anything else (rollups, or an export, which runs in the
+   * background and streams) as it is. `read` builds its statements when it runs.
    */
   private async bounded<T>(spec: QuerySpec, parts: Part[], purpose: Purpose, read: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
-    if (purpose === 'export' || !parts.some((part) => part.table === 'records')) return read(this.em.getKysely() as Kysely<unknown>);
-    return this.limits.within(spec.storeId, spec.range, read);
+    const recorded = parts.filter((part) => part.table === 'records');
+    if (purpose === 'export' || recorded.length === 0) return read(this.em.getKysely() as Kysely<unknown>);
+    const session = this.sessions.getStore();
+    if (!session) return this.limits.within(spec.storeId, spec.range, read);
+    const turn = session.queue.then(async () => {
+      const range = `${spec.range.from}…${spec.range.to}`;
+      if (!session.checked.has(range)) {
+        await this.limits.refuseOverBudget(spec.storeId, spec.range);
+        session.checked.add(range);
+      }
+      for (const part of recorded) await this.gather(session, spec, part);
+      return read(session.db);
+    });
+    session.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Reads the facts a part of the session's answer needs into a temporary table, unless one holds them already. */
+  private async gather(session: RecordsSession, spec: QuerySpec, part: Part): Promise<void> {
+    const key = this.factsKey(spec, part.source);
+    const columns = this.factColumns(spec, part.source);
+    const held = session.facts.get(key);
+    if (held && columns.every((column) => held.columns.includes(column))) return;
+    const all = [...new Set([...(held?.columns ?? []), ...columns])];
+    const table = `insights_records_${session.facts.size + 1}`;
+    const where = spec.filters.map((filter) => this.filterCondition(readBy(part)[filter.dimension], filter));
+    await sql`create temporary table ${sql.table(table)} on commit drop as
+              select t.* from (${this.facts(spec, part.source, all)}) t
+              ${where.length > 0 ? sql`where ${sql.join(where, sql` and `)}` : sql``}`.execute(session.db);
+    session.facts.set(key, { table, columns: all });
+  }
+
+  private factsKey(spec: QuerySpec, source: SourceDef): string {
+    return JSON.stringify([source.name, spec.range, spec.filters]);
   }
 
   /** Checks that every measure can be read as the query asks, without reading anything. */
@@ -420,16 +479,26 @@ export class QueryEngine {
    * selected by (rollups/facts).
    */
   private recordRows(spec: QuerySpec, source: SourceDef): RawBuilder<unknown> {
+    const held = this.sessions.getStore()?.facts.get(this.factsKey(spec, source));
+    const facts = held ? sql.table(held.table) : sql`(${this.facts(spec, source, this.factColumns(spec, source))})`;
+    return sql`(select f.*, (f.at at time zone f.tz)::date as day, date_trunc('hour', f.at at time zone f.tz) as hour from ${facts} f)`;
+  }
+
+  /** The columns of its source's facts a query reads: what it splits and filters by, and what its measures sum. */
+  private factColumns(spec: QuerySpec, source: SourceDef): string[] {
+    const records = source.records!;
+    const keys = [...this.used(spec)].map((name) => records.dimensions[name].column);
+    const measures = spec.measures.filter((measure) => measure.in[source.name]).flatMap((measure) => records.reads(measure.name));
+    return [...new Set(['store_id', 'at', 'tz', ...keys, ...measures])];
+  }
+
+  private facts(spec: QuerySpec, source: SourceDef, columns: readonly string[]): RawBuilder<unknown> {
     const timezone = sql`(select s.timezone from stores s where s.id = ${spec.storeId}::uuid)`;
     const window = {
       from: sql`(${spec.range.from}::date::timestamp at time zone ${timezone})`,
       to: sql`((${spec.range.to}::date + 1)::timestamp at time zone ${timezone})`,
     };
-    const records = source.records!;
-    const keys = [...this.used(spec)].map((name) => records.dimensions[name].column);
-    const columns = [...new Set(['store_id', 'at', 'tz', ...keys, ...records.measures])];
-    return sql`(select f.*, (f.at at time zone f.tz)::date as day, date_trunc('hour', f.at at time zone f.tz) as hour
-                from (${records.facts({ storeId: spec.storeId, window }, columns)}) f)`;
+    return source.records!.facts({ storeId: spec.storeId, window }, columns);
   }
 
   /**

@@ -21,6 +21,11 @@ export class RecordsLimits {
   /** Runs `read` of a store's records over `range` within the limits, in a transaction of its own. */
   async within<T>(storeId: string, range: DateRange, read: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
     await this.refuseOverBudget(storeId, range);
+    return this.transaction(read);
+  }
+
+  /** Runs `read` in a transaction of its own whose every statement may take the time limit at most. */
+  async transaction<T>(read: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
     const seconds = this.config.INSIGHTS_RECORDS_TIMEOUT_SECONDS;
     try {
       return await this.em.fork().transactional(async (em) => {
@@ -46,7 +51,7 @@ export class RecordsLimits {
    * Refuses a range whose orders (placed or cancelled in it, as the sales rollup counts them) are more
    * than INSIGHTS_RECORDS_MAX_ORDERS, naming how many and the latest days that would fit.
    */
-  private async refuseOverBudget(storeId: string, range: DateRange): Promise<void> {
+  async refuseOverBudget(storeId: string, range: DateRange): Promise<void> {
     const budget = this.config.INSIGHTS_RECORDS_MAX_ORDERS;
     const { rows } = await sql<{ orders: string; fitting_from: string | null }>`
       select coalesce(sum(d.orders), 0) as orders, min(d.day) filter (where d.since <= ${budget}) as fitting_from

@@ -7,13 +7,14 @@ import { factRows, type WindowScope } from './statements.js';
  * The facts of a store's orders within a window, computed exactly as the folds compute them, each
  * with its order's keys and customer: what the builder reads when no rollup holds the dimensions a
  * question uses. `sales` per order (placed, cancelled, refunded), `lines` per order line,
- * `placed_lines` the lines of orders placed, `payments` the money authorised, taken, released and
+ * `placed_lines` and `placed_orders` the lines and the orders placed, `payments` the money authorised, taken, released and
  * paid back (a card declined at checkout has no order, and is not among them).
  */
 const ORDER_RECORDS = {
   sales: ['placed_sales_facts', 'cancelled_sales_facts', 'refund_sales_facts'],
   lines: ['placed_line_facts', 'cancelled_line_facts', 'refund_line_facts'],
   placed_lines: ['placed_line_facts'],
+  placed_orders: ['placed_sales_facts'],
   payments: ['placed_authorisation_facts', 'capture_facts', 'cancelled_void_facts', 'refund_payment_facts'],
 };
 
