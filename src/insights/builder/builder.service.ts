@@ -75,7 +75,7 @@ export class BuilderService {
     const names = dimensions.map((dimension) => dimension.name);
     const main = spec(resolved.range, names);
     // one read of the records for all of it, when no rollup holds the question
-    const { returned, rows, totals, compareTotals, series, compareSeries, freshness } = await this.engine.answer(main, () =>
+    const { returned, rows, totals, compareTotals, series, compareSeries, freshness } = await this.engine.answer([main], () =>
       this.figures(query, admin, main, spec, grain, resolved, calendar.weekStartsOn),
     );
     const rangeDoc = (range: DateRange) => ({ ...range, timezone: calendar.timezone, grain: resolved.grain });

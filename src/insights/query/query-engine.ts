@@ -120,6 +120,8 @@ interface RecordsSession {
   db: Kysely<unknown>;
   /** By source, range and filters: the table holding those facts, with the columns it has. */
   facts: Map<string, { table: string; columns: readonly string[] }>;
+  /** Tables made so far (one with more columns can replace one of the same facts). */
+  made: number;
   /** The ranges whose budget was checked, and the reads under way (one at a time on the transaction's connection). */
   checked: Set<string>;
   queue: Promise<unknown>;
@@ -135,12 +137,16 @@ export class QueryEngine {
   ) {}
 
   /**
-   * Runs `work`, the reads of one answer to `main`, as one RecordsSession when `main` reads records;
-   * otherwise as it is, each read on a connection of its own.
+   * Runs `work`, the reads of one answer (a builder answer, a report) whose main queries are `specs`,
+   * as one RecordsSession when any of them reads records; otherwise as it is, each read on a
+   * connection of its own.
    */
-  async answer<T>(main: QuerySpec, work: () => Promise<T>): Promise<T> {
-    if (!this.plan(withoutVacuousFilters(main)).some((part) => part.table === 'records')) return work();
-    return this.limits.transaction((db) => this.sessions.run({ db, facts: new Map(), checked: new Set(), queue: Promise.resolve() }, work));
+  async answer<T>(specs: QuerySpec[], work: () => Promise<T>): Promise<T> {
+    const recorded = specs.some((spec) => this.plan(withoutVacuousFilters(spec)).some((part) => part.table === 'records'));
+    if (!recorded) return work();
+    return this.limits.transaction((db) =>
+      this.sessions.run({ db, facts: new Map(), made: 0, checked: new Set(), queue: Promise.resolve() }, work),
+    );
   }
 
   /** Every row of the query, sorted as asked (else by the dimensions). */
@@ -272,7 +278,8 @@ export class QueryEngine {
     const held = session.facts.get(key);
     if (held && columns.every((column) => held.columns.includes(column))) return;
     const all = [...new Set([...(held?.columns ?? []), ...columns])];
-    const table = `insights_records_${session.facts.size + 1}`;
+    session.made += 1;
+    const table = `insights_records_${session.made}`;
     const where = spec.filters.map((filter) => this.filterCondition(readBy(part)[filter.dimension], filter));
     await sql`create temporary table ${sql.table(table)} on commit drop as
               select t.* from (${this.facts(spec, part.source, all)}) t

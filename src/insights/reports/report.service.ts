@@ -102,14 +102,17 @@ export class ReportService {
   async run(name: ReportName, params: ReportParams, admin: AdminPrincipal): Promise<ReportResponse> {
     const request = await this.check(REPORTS[name], params, admin);
     const { def, calendar, resolved } = request;
-    const [totals, compareTotals, series, compareSeries, table, freshness] = await Promise.all([
-      this.totals(request, resolved.range),
-      resolved.compare ? this.totals(request, resolved.compare) : null,
-      seriesOf(this.engine, request, resolved.range),
-      resolved.compare ? seriesOf(this.engine, request, resolved.compare) : null,
-      REPORT_TABLES[def.table.kind].page(request, this.context),
-      this.freshness.of(calendar.storeId),
-    ]);
+    // one read of the records for all of it, when a filter takes it where no rollup holds it
+    const [totals, compareTotals, series, compareSeries, table, freshness] = await this.engine.answer(this.queries(request), () =>
+      Promise.all([
+        this.totals(request, resolved.range),
+        resolved.compare ? this.totals(request, resolved.compare) : null,
+        seriesOf(this.engine, request, resolved.range),
+        resolved.compare ? seriesOf(this.engine, request, resolved.compare) : null,
+        REPORT_TABLES[def.table.kind].page(request, this.context),
+        this.freshness.of(calendar.storeId),
+      ]),
+    );
     const rangeDoc = (range: DateRange) => ({ ...range, timezone: calendar.timezone, grain: resolved.grain });
     return {
       report: name,
