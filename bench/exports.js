@@ -351,14 +351,20 @@ function copyStatements(statement, storeId, columns, headers, currency) {
   const inner = inlined(statement.sql, statement.parameters);
   const store = pg.Client.prototype.escapeLiteral(storeId);
   const ident = (name) => pg.Client.prototype.escapeIdentifier(name);
+  const dimensions = columns.filter((column) => column.kind === 'dimension').map((column) => column.name);
   const select = columns.map((column, index) => {
     let value;
     if (column.name === 'customer') value = `coalesce(label.name, q.customer)`;
+    else if (column.name === 'product') value = `coalesce(product_label.name, q.product)`;
     else if (column.kind === 'measure' && column.type === 'money')
       value = `round(q.${ident(column.name)}::numeric / ${10 ** digits}, ${digits})`;
     else value = `q.${ident(column.name)}`;
     return `${value} as ${ident(headers[index])}`;
   });
+  // the product dimension's label, in the file's language (English), as labelJoin gives it
+  const productLabel = dimensions.includes('product')
+    ? `left join lateral (select p.name_en as name from products p where p.store_id = ${store} and p.id = q.product::uuid) product_label on true`
+    : '';
   const query = `select ${select.join(',\n         ')}
   from (${inner}) q
   left join lateral (
@@ -368,7 +374,8 @@ function copyStatements(statement, storeId, columns, headers, currency) {
     left join shoppers s on s.store_id = c.store_id and s.email_normalized = c.email
     where c.store_id = ${store} and c.id = q.customer::bigint
   ) label on true
-  order by q.day, q.customer`;
+  ${productLabel}
+  order by ${dimensions.map((name) => `q.${ident(name)}`).join(', ')}`;
   return {
     query,
     labelled: `copy (${query}) to stdout with (format csv, header)`,
