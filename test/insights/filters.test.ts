@@ -20,21 +20,10 @@ const FILTERABLE = DIMENSIONS.filter((dimension) => dimension.filterable && !isT
   (dimension) => dimension.name,
 );
 
+/** An order: how it was paid, fulfilled and placed, and by whom. */
+const ORDER = ['payment_method', 'fulfilment_type', 'shipping_method', 'customer_type', 'customer_kind', 'locale', 'tax_rate', 'customer'];
 /** A line and the order it is in: what a product's sales are split and filtered by. */
-const LINE_AND_ORDER = [
-  'product',
-  'variant',
-  'category',
-  'brand',
-  'payment_method',
-  'fulfilment_type',
-  'shipping_method',
-  'customer_type',
-  'customer_kind',
-  'locale',
-  'tax_rate',
-  'customer',
-];
+const LINE_AND_ORDER = ['product', 'variant', 'category', 'brand', ...ORDER];
 
 describe('Insights filters', () => {
   const t = useTestApp();
@@ -217,16 +206,7 @@ describe('Insights filters', () => {
     }
     expect(offered).toMatchObject({
       // customers counted from the orders themselves reach whatever an order does
-      overview: [
-        'payment_method',
-        'fulfilment_type',
-        'shipping_method',
-        'customer_type',
-        'customer_kind',
-        'locale',
-        'tax_rate',
-        'customer',
-      ],
+      overview: ORDER,
       // a product's sales reach the orders they were in: how they were paid, fulfilled and placed, and by whom
       products: LINE_AND_ORDER,
       not_selling: ['product', 'category', 'brand'],
