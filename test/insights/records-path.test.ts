@@ -103,6 +103,8 @@ describe('Insights records path', () => {
         'captured_payments',
         'refunded_amount',
         'voided_payments',
+        'shipped_orders',
+        'average_time_to_deliver',
       ]),
     );
     let compared = 0;
@@ -188,6 +190,13 @@ describe('Insights records path', () => {
     await expectAnswer({
       measures: ['authorised_amount', 'captured_amount', 'refunded_amount', 'voided_payments'],
       dimensions: ['locale', 'customer_kind', 'customer'],
+    });
+  });
+
+  it('answers how fast orders were shipped, made ready and delivered by the order’s language and checkout kind', async () => {
+    await expectAnswer({
+      measures: ['shipped_orders', 'average_time_to_ship', 'delivered_orders', 'average_time_to_deliver', 'ready_orders'],
+      dimensions: ['locale', 'customer_kind', 'payment_method'],
     });
   });
 

@@ -260,11 +260,8 @@ export class Reference {
   private buildOperations(): void {
     const seconds = (later: Date, earlier: Date) => Math.round((later.getTime() - earlier.getTime()) / 1000);
     for (const order of this.records.orders) {
-      const dims = {
-        fulfilment_type: order.fulfilmentType,
-        shipping_method: order.shippingMethodCode ?? '',
-        payment_method: order.paymentMethod,
-      };
+      // a step carries everything its order is split by
+      const dims = this.orderDims(order);
       if (order.shippedAt)
         this.fulfilment.push({ at: order.shippedAt, dims, n: { shipped: 1, shipSeconds: seconds(order.shippedAt, order.placedAt) } });
       if (order.readyAt)

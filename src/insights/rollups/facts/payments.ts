@@ -8,7 +8,7 @@ const payments = ROLLUPS.paymentsHourly;
 /** The facts of the scope's orders paid: the money taken, with the order's keys. */
 export function paidFacts(scope: FoldScope): FactParts {
   return [
-    ['paid', orders(sql`${scoped(scope, 'o', 'paid_at')} and o.paid_at is not null`, scope)],
+    ['paid', orders(sql`${scoped(scope, 'o', 'paid_at')} and o.paid_at is not null`, scope, true)],
     [
       'capture_facts',
       sql`select o.store_id, o.paid_at as at, o.tz, ${ORDER_KEYS}, ${measures(payments, {

@@ -1,4 +1,5 @@
 import type { RawBuilder } from 'kysely';
+import { stepFacts } from './fulfilment.js';
 import { paidFacts } from './payments.js';
 import { cancelledFacts, placedFacts, refundFacts } from './sales.js';
 import { factRows, type WindowScope } from './statements.js';
@@ -8,7 +9,9 @@ import { factRows, type WindowScope } from './statements.js';
  * with its order's keys and customer: what the builder reads when no rollup holds the dimensions a
  * question uses. `sales` per order (placed, cancelled, refunded), `lines` per order line,
  * `placed_lines` and `placed_orders` the lines and the orders placed, `payments` the money authorised, taken, released and
- * paid back (a card declined at checkout has no order, and is not among them).
+ * paid back (a card declined at checkout has no order, and is not among them), `steps` the orders
+ * shipped, made ready and delivered (the promises they kept are counted on the day of the promise,
+ * which a window of steps does not hold: they are not among them).
  */
 const ORDER_RECORDS = {
   sales: ['placed_sales_facts', 'cancelled_sales_facts', 'refund_sales_facts'],
@@ -16,10 +19,17 @@ const ORDER_RECORDS = {
   placed_lines: ['placed_line_facts'],
   placed_orders: ['placed_sales_facts'],
   payments: ['placed_authorisation_facts', 'capture_facts', 'cancelled_void_facts', 'refund_payment_facts'],
+  steps: ['shipped_facts', 'ready_facts', 'delivered_facts'],
 };
 
 /** The facts of `kind` within the scope's window; of each, only the `columns` asked for. */
 export function orderRecords(scope: WindowScope, kind: keyof typeof ORDER_RECORDS, columns: readonly string[]): RawBuilder<unknown> {
-  const parts = [...placedFacts(scope), ...cancelledFacts(scope), ...refundFacts(scope), ...paidFacts(scope)];
+  const parts = [
+    ...placedFacts(scope),
+    ...cancelledFacts(scope),
+    ...refundFacts(scope),
+    ...paidFacts(scope),
+    ...(['shipped', 'ready', 'delivered'] as const).flatMap((step) => stepFacts(scope, step)),
+  ];
   return factRows(parts, ORDER_RECORDS[kind], columns);
 }

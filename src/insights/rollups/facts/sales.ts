@@ -31,12 +31,14 @@ function customerFold(facts: string): RawBuilder<unknown> {
 
 /**
  * The scoped orders with their store's time zone, their place in their customer's history (a
- * customer is an email address) and their money without tax: goods, discounts, shipping.
+ * customer is an email address) and their money without tax: goods, discounts, shipping. Facts that
+ * read the history only for the records path (`lookedUp`) look it up order by order, so that a fold,
+ * which never reads it, never computes it, even for a whole store.
  */
-export function orders(where: RawBuilder<unknown>, scope: FoldScope): RawBuilder<unknown> {
+export function orders(where: RawBuilder<unknown>, scope: FoldScope, lookedUp = false): RawBuilder<unknown> {
   return sql`
     select o.id, o.store_id, s.timezone as tz, o.email, o.placed_at, o.paid_at, o.shipped_at, o.ready_at, o.delivered_at,
-           o.cancelled_at, o.promised_by, o.payment_method, o.fulfilment_type, coalesce(o.shipping_method_code, '') as shipping_method,
+           o.cancelled_at, o.promised_by, o.late_after, o.payment_method, o.fulfilment_type, coalesce(o.shipping_method_code, '') as shipping_method,
            o.locale, o.tax_rate_bps, o.prices_include_tax, o.item_count, o.total, o.tax_total, o.shipping_total,
            case when o.placed_as_guest then 'guest' else 'registered' end as customer_kind,
            case when history.earlier_any > 0 then 'returning' else 'new' end as customer_type,
@@ -50,12 +52,12 @@ export function orders(where: RawBuilder<unknown>, scope: FoldScope): RawBuilder
                 else o.discount_total end as discounts
     from ${COUNTED_ORDERS} o
     join stores s on s.id = o.store_id
-    cross join lateral (
+    left join lateral (
       select coalesce(sum(l.line_total - case when o.prices_include_tax then l.tax_amount else 0 end), 0)::bigint as gross,
              coalesce(sum(l.tax_amount), 0)::bigint as tax
       from order_lines l where l.order_id = o.id
-    ) lines
-    ${'storeId' in scope && !('window' in scope) ? storeHistory(scope.storeId) : orderHistory}
+    ) lines on true
+    ${'storeId' in scope && !('window' in scope) && !lookedUp ? storeHistory(scope.storeId) : orderHistory}
     left join insights_customers customer on customer.store_id = o.store_id and customer.email = lower(o.email)
     where ${where}`;
 }
@@ -387,7 +389,7 @@ export function refundFacts(scope: FoldScope): FactParts {
           from returned l join refunded o on o.id = l.order_id`,
     ],
     // every refund is money paid back, a cancellation's included
-    ['paid_back', orders(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r', 'created_at')})`, scope)],
+    ['paid_back', orders(sql`o.id in (select r.order_id from refunds r where ${scoped(scope, 'r', 'created_at')})`, scope, true)],
     [
       'refund_payment_facts',
       sql`select r.store_id, r.created_at as at, o.tz, ${ORDER_KEYS}, ${measures(payments, {
