@@ -122,8 +122,9 @@ interface RecordsSession {
   facts: Map<string, { table: string; columns: readonly string[] }>;
   /** Tables made so far (one with more columns can replace one of the same facts). */
   made: number;
-  /** The ranges whose budget was checked, and the reads under way (one at a time on the transaction's connection). */
+  /** The ranges whose budget was checked. */
   checked: Set<string>;
+  /** The reads under way: one at a time on the transaction's connection, each after the facts it reads are gathered. */
   queue: Promise<unknown>;
 }
 
