@@ -140,11 +140,19 @@ describe('the figures of the Insights pages in a browser, on the demo’s orders
           await expect.poll(() => overflowOf(page), { timeout: 3_000 }).toEqual([]);
           if (last === '30') await shoot(page, `ins-headlines-${lang}-${width}`);
         }
-        // A year of the demo's net sales (over a million) does not fit a card at 1024 px: compact, the full figure on hover.
+        // A year of the demo's net sales (near a million riyals, however many days the demo's history ends before
+        // today) does not fit a card at 1024 px in English: compact, the full figure on hover. Arabic's full figure is
+        // shorter, and some days fits: in full then, and nothing overflows either way (above).
         if (last === '365') {
           await page.setViewportSize({ width: 1024, height: 900 });
+          await page.evaluate(() => document.fonts.ready);
           const netSales = page.locator('[data-measure="net_sales"] .figure');
-          await expect.poll(() => netSales.getAttribute('data-compact')).not.toBeNull();
+          if (lang === 'en') await expect.poll(() => netSales.getAttribute('data-compact')).not.toBeNull();
+          else if ((await netSales.getAttribute('data-compact')) === null) {
+            expect(await netSales.getAttribute('title')).toBeFalsy();
+            await language('en');
+            continue;
+          }
           const full = (await netSales.getAttribute('title'))!;
           expect(await netSales.locator('.visually-hidden').textContent()).toBe(full);
           expect((await netSales.locator('[aria-hidden="true"]').textContent())!.length).toBeLessThan(full.length);

@@ -20,7 +20,8 @@ export function Change({ value, before, type, direction }: { value: unknown; bef
   // A figure the compared range has none of (the open orders past their promise, counted now) has no change.
   if (typeof before !== 'number') return null;
   const change = changeOf(value, before, type);
-  const moved = change === null || change === 0 ? 'none' : change > 0 ? 'up' : 'down';
+  // Which way it moved, even from zero (returns where there were none is bad news), where a share cannot say by how much.
+  const moved = typeof value !== 'number' || value === before ? 'none' : value > before ? 'up' : 'down';
   const tone =
     moved === 'none' || direction === undefined || direction === 'neutral'
       ? 'none'

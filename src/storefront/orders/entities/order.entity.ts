@@ -32,6 +32,11 @@ const OrderSchema = defineEntity({
         "create index orders_lateness_index on orders (store_id, ((case fulfilment_type when 'delivery' then delivered_at else ready_at end) - promised_by)) where (fulfilment_type = 'delivery' and delivered_at > promised_by) or (fulfilment_type = 'pickup' and ready_at > promised_by)",
     },
     {
+      // Insights' records path reads a range's cancelled orders (migration 0022)
+      name: 'orders_store_id_cancelled_at_index',
+      expression: 'create index orders_store_id_cancelled_at_index on orders (store_id, cancelled_at) where cancelled_at is not null',
+    },
+    {
       name: 'orders_authorized_placed_at_index',
       expression: "create index orders_authorized_placed_at_index on orders (placed_at) where payment_status = 'authorized'",
     },
