@@ -178,10 +178,8 @@ export const SOURCES: readonly SourceDef[] = [
     dimensions: { fulfilment_type: column('fulfilment_type'), shipping_method: column('shipping_method') },
     records: {
       dimensions: { ...ORDER_DIMENSIONS, ...CUSTOMER },
-      reads: () => ['shipped_orders', 'ship_seconds', 'ready_orders', 'ready_seconds', 'delivered_orders', 'deliver_seconds'],
-      // promises are counted on the day they were due, not of a step: the rollup's alone
-      without: ['promised_orders', 'late_orders', 'on_time_rate'],
-      facts: (scope, columns) => orderRecords(scope, 'steps', columns),
+      reads: () => ROLLUPS.fulfilmentHourly.measures,
+      facts: (scope, columns) => orderRecords(scope, 'fulfilment', columns),
     },
   },
   {

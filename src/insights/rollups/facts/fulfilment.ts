@@ -31,7 +31,11 @@ export function stepFacts(scope: FoldScope, step: FulfilmentStep): FactParts {
   if (!promiseKind) return parts;
   return [
     ...parts,
-    [`${step}_promised_orders`, orders(sql`${stepped} and o.fulfilment_type = ${promiseKind}`, scope, true)],
+    // counted on the day of the promise: its orders are the scope's by when that is
+    [
+      `${step}_promised_orders`,
+      orders(sql`${scoped(scope, 'o', 'promised_by')} and ${at} is not null and o.fulfilment_type = ${promiseKind}`, scope, true),
+    ],
     [
       `${step}_promise_facts`,
       sql`select o.store_id, o.promised_by as at, o.tz, ${ORDER_KEYS}, ${measures(fulfilment, {

@@ -253,11 +253,13 @@ export function placedFacts(scope: FoldScope): FactParts {
         discounts: sql`o.discounts`,
       })} from placed o`,
     ],
+    // a promise is counted on the day it is due: its orders are the scope's by when that is
+    ['promising', orders(scoped(scope, 'o', 'promised_by'), scope, true)],
     [
       'placed_promise_facts',
-      sql`select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
+      sql`select o.store_id, o.promised_by as at, o.tz, ${ORDER_KEYS}, ${measures(fulfilment, {
         promised_orders: sql`1`,
-      })} from placed o`,
+      })} from promising o`,
     ],
     [
       'placed_authorisation_facts',
@@ -318,11 +320,12 @@ export function cancelledFacts(scope: FoldScope): FactParts {
       })} from cancelled o`,
     ],
     // a cancelled order is no longer a promise to keep
+    ['withdrawn', orders(sql`${scoped(scope, 'o', 'promised_by')} and o.cancelled_at is not null`, scope, true)],
     [
       'cancelled_promise_facts',
-      sql`select o.store_id, o.promised_by as at, o.tz, o.fulfilment_type, o.shipping_method, ${measures(fulfilment, {
+      sql`select o.store_id, o.promised_by as at, o.tz, ${ORDER_KEYS}, ${measures(fulfilment, {
         promised_orders: sql`-1`,
-      })} from cancelled o`,
+      })} from withdrawn o`,
     ],
     // money that was never taken is released
     [
