@@ -244,6 +244,62 @@ describe('Insights records path', () => {
     );
   });
 
+  it('whatever filters a member sends a records question, it is answered as the reference or refused with a 4xx, never a 5xx', async () => {
+    const token = await staffToken(t.app, await addStaff(t.app, seeded.storeId, 'owner'));
+    const build = (body: unknown) => adminCall(t.app, 'POST', '/admin/insights/builder/run', token, body);
+    const question = { measures: ['net_sales', 'orders'], dimensions: ['product', 'locale'], ...RANGE };
+    // numbers past any column's range, compared as numbers: every tax rate is between them
+    const wide = ok(
+      await build({
+        ...question,
+        filters: [{ dimension: 'tax_rate', op: 'between', values: ['-99999999999999999999', '99999999999999999999'] }],
+      }),
+    );
+    expect(byKey(withoutLabels(wide.rows), question.dimensions)).toEqual(
+      byKey(ref.rows(question.measures, question.dimensions, RANGE), question.dimensions),
+    );
+    // LIKE's own characters are text to look for, not patterns: no customer's number holds them
+    const patterns = ok(
+      await build({
+        ...question,
+        filters: [{ dimension: 'customer', op: 'contains', values: ['%', '_', '\\', "'; drop table orders; --"] }],
+      }),
+    );
+    expect(patterns.rowCount).toBe(0);
+    // 200 names that name nothing: refused with the closest values, never answered with zeros
+    const names = Array.from({ length: 200 }, (_, i) => `no such category ${i}`);
+    expectProblem(
+      await build({ ...question, filters: [{ dimension: 'category', op: 'in', values: names }] }),
+      400,
+      'unknown_dimension_value',
+    );
+    // another store's product is no value of this store's
+    const other = await t.store();
+    const [{ id: foreign }] = await t.db.rows<{ id: string }>(
+      `insert into products (store_id, slug, name_en, name_ar, status) values ($1, 'foreign', 'Foreign', 'أجنبي', 'active') returning id`,
+      [other.storeId],
+    );
+    expectProblem(
+      await build({ ...question, filters: [{ dimension: 'product', op: 'in', values: [foreign] }] }),
+      400,
+      'unknown_dimension_value',
+    );
+    // over the DTO's bounds: more than 200 values, values over 200 characters
+    expectProblem(
+      await build({
+        ...question,
+        filters: [{ dimension: 'customer', op: 'in', values: Array.from({ length: 201 }, (_, i) => String(i)) }],
+      }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await build({ ...question, filters: [{ dimension: 'customer', op: 'contains', values: ['x'.repeat(201)] }] }),
+      400,
+      'validation_failed',
+    );
+  });
+
   it('a records question past its time limit is refused with 422 query_too_heavy and what to do instead, never a 5xx', async () => {
     const token = await staffToken(t.app, await addStaff(t.app, seeded.storeId, 'owner'));
     const query = { measures: ['net_sales'], dimensions: ['day', 'product', 'customer'], last: 90 };

@@ -74,62 +74,50 @@ export class BuilderService {
     const { measures, dimensions, calendar, grain, resolved, spec } = await this.prepare(query, admin);
     const names = dimensions.map((dimension) => dimension.name);
     const main = spec(resolved.range, names);
-    // one read of the records for all of it, when no rollup holds the question
-    const { returned, rows, totals, compareTotals, series, compareSeries, freshness } = await this.engine.answer([main], () =>
-      this.figures(query, admin, main, spec, grain, resolved, calendar.weekStartsOn),
-    );
-    const rangeDoc = (range: DateRange) => ({ ...range, timezone: calendar.timezone, grain: resolved.grain });
-    return {
-      report: 'builder',
-      range: rangeDoc(resolved.range),
-      compareRange: resolved.compare ? rangeDoc(resolved.compare) : null,
-      currency: calendar.currency,
-      columns: columnsOf(dimensions, measures),
-      filterable: readableDimensions(admin, this.engine.filterable([main])),
-      sortable: measures.map((measure) => measure.name),
-      totals: totals.rows[0] ?? {},
-      compareTotals: compareTotals ? (compareTotals.rows[0] ?? {}) : null,
-      series,
-      compareSeries,
-      rows: await this.values.labelRows(admin.storeId, rows, names),
-      rowCount: returned,
-      nextCursor: null,
-      dataAsOf: freshness.dataAsOf,
-    };
-  }
-
-  /** The figures of an answer: its row count first (refused over the limit), then its rows, totals and series. */
-  private async figures(
-    query: BuilderQuery,
-    admin: AdminPrincipal,
-    main: QuerySpec,
-    spec: (range: DateRange, dimensionNames: string[]) => QuerySpec,
-    grain: TimeGrain | undefined,
-    resolved: { range: DateRange; compare: DateRange | null },
-    weekStartsOn: QuerySpec['weekStartsOn'],
-  ) {
-    const rowCount = await this.engine.count(main);
-    const returned = Math.min(rowCount, query.limit ?? rowCount);
-    if (returned > BUILDER_ROW_LIMIT) {
-      throw new ApiError('over_row_limit', {
-        details: { rowCount, rowLimit: BUILDER_ROW_LIMIT },
-        suggestion: {
-          code: 'export',
-          message_en: `Export it instead: POST /admin/insights/exports with this body gives all ${rowCount} rows as a file.`,
-          message_ar: `صدّره بدلًا من ذلك: يعطي POST /admin/insights/exports بهذا المحتوى الصفوف كلها (${rowCount}) في ملف.`,
-          export: exportOf(query),
-        },
-      });
-    }
-    const [{ rows }, totals, compareTotals, series, compareSeries, freshness] = await Promise.all([
-      this.engine.rows(main, query.limit === undefined ? undefined : { limit: query.limit, offset: 0 }),
-      this.engine.rows(spec(resolved.range, [])),
-      resolved.compare ? this.engine.rows(spec(resolved.compare, [])) : null,
-      grain ? this.series(spec(resolved.range, [grain]), grain, resolved.range, weekStartsOn) : [],
-      grain && resolved.compare ? this.series(spec(resolved.compare, [grain]), grain, resolved.compare, weekStartsOn) : null,
-      this.freshness.of(admin.storeId),
-    ]);
-    return { returned, rows, totals, compareTotals, series, compareSeries, freshness };
+    // its row count first (refused over the limit), then its rows, totals and series: one read of the records for
+    // all of it, when no rollup holds the question
+    return this.engine.answer([main], async () => {
+      const rowCount = await this.engine.count(main);
+      const returned = Math.min(rowCount, query.limit ?? rowCount);
+      if (returned > BUILDER_ROW_LIMIT) {
+        throw new ApiError('over_row_limit', {
+          details: { rowCount, rowLimit: BUILDER_ROW_LIMIT },
+          suggestion: {
+            code: 'export',
+            message_en: `Export it instead: POST /admin/insights/exports with this body gives all ${rowCount} rows as a file.`,
+            message_ar: `صدّره بدلًا من ذلك: يعطي POST /admin/insights/exports بهذا المحتوى الصفوف كلها (${rowCount}) في ملف.`,
+            export: exportOf(query),
+          },
+        });
+      }
+      const { weekStartsOn } = calendar;
+      const [{ rows }, totals, compareTotals, series, compareSeries, freshness] = await Promise.all([
+        this.engine.rows(main, query.limit === undefined ? undefined : { limit: query.limit, offset: 0 }),
+        this.engine.rows(spec(resolved.range, [])),
+        resolved.compare ? this.engine.rows(spec(resolved.compare, [])) : null,
+        grain ? this.series(spec(resolved.range, [grain]), grain, resolved.range, weekStartsOn) : [],
+        grain && resolved.compare ? this.series(spec(resolved.compare, [grain]), grain, resolved.compare, weekStartsOn) : null,
+        this.freshness.of(admin.storeId),
+      ]);
+      const rangeDoc = (range: DateRange) => ({ ...range, timezone: calendar.timezone, grain: resolved.grain });
+      return {
+        report: 'builder',
+        range: rangeDoc(resolved.range),
+        compareRange: resolved.compare ? rangeDoc(resolved.compare) : null,
+        currency: calendar.currency,
+        columns: columnsOf(dimensions, measures),
+        filterable: readableDimensions(admin, this.engine.filterable([main])),
+        sortable: measures.map((measure) => measure.name),
+        totals: totals.rows[0] ?? {},
+        compareTotals: compareTotals ? (compareTotals.rows[0] ?? {}) : null,
+        series,
+        compareSeries,
+        rows: await this.values.labelRows(admin.storeId, rows, names),
+        rowCount: returned,
+        nextCursor: null,
+        dataAsOf: freshness.dataAsOf,
+      };
+    });
   }
 
   /** Every row of the query (its `limit` at most, however many that is), for a file; no compare. */

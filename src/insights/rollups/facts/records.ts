@@ -2,7 +2,7 @@ import type { RawBuilder } from 'kysely';
 import { stepFacts } from './fulfilment.js';
 import { paidFacts } from './payments.js';
 import { cancelledFacts, placedFacts, refundFacts } from './sales.js';
-import { factRows, type WindowScope } from './statements.js';
+import { factRows, type FactParts, type WindowScope } from './statements.js';
 
 /**
  * The facts of a store's orders within a window, computed exactly as the folds compute them, each
@@ -13,31 +13,42 @@ import { factRows, type WindowScope } from './statements.js';
  * orders shipped, made ready and delivered, and the promises made, withdrawn, kept and broken (on the
  * day they were due).
  */
-const ORDER_RECORDS = {
-  sales: ['placed_sales_facts', 'cancelled_sales_facts', 'refund_sales_facts'],
-  lines: ['placed_line_facts', 'cancelled_line_facts', 'refund_line_facts'],
-  placed_lines: ['placed_line_facts'],
-  placed_orders: ['placed_sales_facts'],
-  payments: ['placed_authorisation_facts', 'capture_facts', 'cancelled_void_facts', 'refund_payment_facts'],
-  fulfilment: [
-    'shipped_facts',
-    'ready_facts',
-    'delivered_facts',
-    'ready_promise_facts',
-    'delivered_promise_facts',
-    'placed_promise_facts',
-    'cancelled_promise_facts',
-  ],
+const steps = (['shipped', 'ready', 'delivered'] as const).map((step) => (scope: WindowScope) => stepFacts(scope, step));
+const ORDER_RECORDS: Record<OrderRecords, { folds: ((scope: WindowScope) => FactParts)[]; facts: string[] }> = {
+  sales: {
+    folds: [placedFacts, cancelledFacts, refundFacts],
+    facts: ['placed_sales_facts', 'cancelled_sales_facts', 'refund_sales_facts'],
+  },
+  lines: { folds: [placedFacts, cancelledFacts, refundFacts], facts: ['placed_line_facts', 'cancelled_line_facts', 'refund_line_facts'] },
+  placed_lines: { folds: [placedFacts], facts: ['placed_line_facts'] },
+  placed_orders: { folds: [placedFacts], facts: ['placed_sales_facts'] },
+  payments: {
+    folds: [placedFacts, paidFacts, cancelledFacts, refundFacts],
+    facts: ['placed_authorisation_facts', 'capture_facts', 'cancelled_void_facts', 'refund_payment_facts'],
+  },
+  fulfilment: {
+    folds: [...steps, placedFacts, cancelledFacts],
+    facts: [
+      'shipped_facts',
+      'ready_facts',
+      'delivered_facts',
+      'ready_promise_facts',
+      'delivered_promise_facts',
+      'placed_promise_facts',
+      'cancelled_promise_facts',
+    ],
+  },
 };
 
 /** The facts of `kind` within the scope's window; of each, only the `columns` asked for. */
-export function orderRecords(scope: WindowScope, kind: keyof typeof ORDER_RECORDS, columns: readonly string[]): RawBuilder<unknown> {
-  const parts = [
-    ...placedFacts(scope),
-    ...cancelledFacts(scope),
-    ...refundFacts(scope),
-    ...paidFacts(scope),
-    ...(['shipped', 'ready', 'delivered'] as const).flatMap((step) => stepFacts(scope, step)),
-  ];
-  return factRows(parts, ORDER_RECORDS[kind], columns);
+export function orderRecords(scope: WindowScope, kind: OrderRecords, columns: readonly string[]): RawBuilder<unknown> {
+  // only the folds whose facts are read: their parts are all the statement holds
+  const { folds, facts } = ORDER_RECORDS[kind];
+  return factRows(
+    folds.flatMap((fold) => fold(scope)),
+    facts,
+    columns,
+  );
 }
+
+export type OrderRecords = 'sales' | 'lines' | 'placed_lines' | 'placed_orders' | 'payments' | 'fulfilment';
