@@ -31,6 +31,12 @@ const insEn = {
   'ins.builder.run': 'Run',
   'ins.builder.export': 'Export all rows as CSV',
   'ins.builder.exportHint': 'Export it instead: the file has every row, with no limit.',
+  'ins.builder.tooManyOrders':
+    'No summary holds this question, so answering it means reading {orders} orders one by one; an answer reads at most {max}.',
+  'ins.builder.narrowOrExport': 'Ask for fewer days or fewer dimensions, or export it: the file has every row, with no limit.',
+  'ins.builder.fits': 'From {from} to {to} fits.',
+  'ins.builder.tooSlow':
+    'This question did not finish within {seconds} seconds. Ask for fewer days, fewer dimensions or a filter, or export it: the file has every row, with no limit.',
   'ins.builder.save': 'Save as a report',
   'ins.builder.saved': 'Saved as “{name}”.',
   'ins.filters.title': 'Filters',
@@ -519,6 +525,12 @@ const insAr: Record<keyof typeof insEn, string> = {
   'ins.builder.run': 'تشغيل',
   'ins.builder.export': 'تصدير كل الصفوف بصيغة CSV',
   'ins.builder.exportHint': 'صدّره بدلًا من ذلك: يحوي الملف كل الصفوف بلا حد.',
+  'ins.builder.tooManyOrders':
+    'لا يحفظ أي ملخّص هذا السؤال، فالإجابة عنه تعني قراءة {orders} طلبًا واحدًا تلو الآخر؛ والإجابة تقرأ {max} كحد أقصى.',
+  'ins.builder.narrowOrExport': 'اطلب أيامًا أقل أو أبعادًا أقل، أو صدّره: يحوي الملف كل الصفوف بلا حد.',
+  'ins.builder.fits': 'الفترة من {from} إلى {to} تتسع له.',
+  'ins.builder.tooSlow':
+    'لم يكتمل هذا السؤال خلال {seconds} ثانية. اطلب أيامًا أقل أو أبعادًا أقل أو أضف تصفية، أو صدّره: يحوي الملف كل الصفوف بلا حد.',
   'ins.builder.save': 'حفظ كتقرير',
   'ins.builder.saved': 'حُفظ باسم «{name}».',
   'ins.filters.title': 'عوامل التصفية',

@@ -221,6 +221,14 @@ function BuilderForm({
   // Too many rows, or too many records to read in time: both refusals suggest the export of the same query, as `POST /exports` takes it.
   const overLimit = problem?.code === 'over_row_limit' || problem?.code === 'query_too_heavy' ? problem : null;
   const exportBody = (overLimit?.suggestion as { export?: { source: ExportSource; format: InsightsExport['format'] } } | undefined)?.export;
+  // Too heavy: how many orders it would read and the days that fit, or the time it ran out of, in the member's words and digits.
+  const tooHeavy = (refusal: Record<string, unknown>) => {
+    const fits = (refusal.suggestion as { range?: { from: string; to: string } } | undefined)?.range;
+    if (typeof refusal.orders !== 'number') return t('ins.builder.tooSlow', { seconds: fmt.number(Number(refusal.timeoutSeconds ?? 0)) });
+    const orders = t('ins.builder.tooManyOrders', { orders: fmt.number(refusal.orders), max: fmt.number(Number(refusal.maxOrders ?? 0)) });
+    const fitting = fits ? ` ${t('ins.builder.fits', { from: fmt.date(fits.from), to: fmt.date(fits.to) })}` : '';
+    return `${orders}${fitting} ${t('ins.builder.narrowOrExport')}`;
+  };
   const mayExport = canWrite && entitled('feature:export_csv');
   const maySave = canWrite && can('insights.reports.manage') && entitled('feature:saved_reports');
   const title = t('ins.builder.title');
@@ -346,13 +354,9 @@ function BuilderForm({
               ? tn('ins.builder.overLimit', Number(overLimit.rowCount ?? 0), {
                   limit: fmt.number(Number(overLimit.rowLimit ?? 5000)),
                 })
-              : pick(lang, overLimit, 'message')}
+              : tooHeavy(overLimit)}
           </p>
-          {overLimit.code === 'query_too_heavy' && overLimit.suggestion ? (
-            <p class="suggestion">{pick(lang, overLimit.suggestion, 'message')}</p>
-          ) : exportBody ? (
-            <p class="suggestion">{t('ins.builder.exportHint')}</p>
-          ) : null}
+          {overLimit.code === 'over_row_limit' && exportBody ? <p class="suggestion">{t('ins.builder.exportHint')}</p> : null}
           {exportBody && mayExport ? (
             <button
               type="button"
