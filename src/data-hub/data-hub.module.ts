@@ -12,6 +12,10 @@ import { NotificationsModule } from '../notifications/notifications.module.js';
 import { ExportRunner } from './runs/export-runner.js';
 import { FlowDispatcher } from './runs/flow-dispatcher.js';
 import { ImportRunner } from './runs/import-runner.js';
+import { UndoRunner } from './runs/undo-runner.js';
+import { RejectedFiles } from './runs/rejected-file.js';
+import { RunFilesController } from './runs/run-files.controller.js';
+import { RunRetentionScheduler } from './runs/run-retention.js';
 import { RunsController } from './runs/runs.controller.js';
 import { RunsDatabase } from './runs/runs-database.js';
 import { RunsService } from './runs/runs.service.js';
@@ -24,7 +28,19 @@ import { StoresModule } from '../stores/stores.module.js';
  */
 @Module({
   imports: [DashboardModule, ConnectionsModule, NotificationsModule, StoresModule],
-  controllers: [DataHubReferenceController, ConnectionsController, MappingsController, FlowsController, RunsController],
-  providers: [DropFilesService, MappingsService, FlowsService, RunsDatabase, ImportRunner, ExportRunner, RunsService, FlowDispatcher],
+  controllers: [DataHubReferenceController, ConnectionsController, MappingsController, FlowsController, RunsController, RunFilesController],
+  providers: [
+    DropFilesService,
+    MappingsService,
+    FlowsService,
+    RunsDatabase,
+    ImportRunner,
+    UndoRunner,
+    ExportRunner,
+    RunsService,
+    FlowDispatcher,
+    RejectedFiles,
+    RunRetentionScheduler,
+  ],
 })
 export class DataHubModule {}

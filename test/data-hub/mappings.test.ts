@@ -120,10 +120,41 @@ describe('data hub structures, transforms and versioned mappings (contract secti
       'fields[2].transforms[0].args.decimals',
       'fields[2].transforms[1].name',
       'fields[3].target',
-      'fields',
     ]);
-    expect(invalid.errors.find((error: { field: string }) => error.field === 'fields').message_en).toContain('product');
     expect(invalid.errors[0].message_ar).toMatch(ARABIC);
+    // Update by key: the key and one field to change are enough; what creating a record needs is checked row by row.
+    const mapping = (fields: object[]) => call(owner, 'POST', BASE, { name: 'Feed', structure: 'variants', direction: 'import', fields });
+    const feed = ok(
+      await mapping([
+        { target: 'sku', source: 'SKU' },
+        { target: 'stock', source: 'Qty' },
+        { target: 'compare_at_price', source: 'Was', clearWhenEmpty: true },
+      ]),
+      201,
+    );
+    expect(feed.fields[2]).toEqual({ target: 'compare_at_price', source: 'Was', transforms: [], clearWhenEmpty: true });
+    const problems = async (fields: object[]) => {
+      const problem = expectProblem(await mapping(fields), 400, 'mapping_invalid');
+      return problem.errors.map((error: { field: string; code: string }) => `${error.field}:${error.code}`);
+    };
+    expect(await problems([{ target: 'sku', source: 'SKU' }])).toEqual(['fields:nothing_to_change']);
+    expect(await problems([{ target: 'price', source: 'Price' }])).toEqual(['fields:required_unmapped']);
+    expect(
+      await problems([
+        { target: 'sku', source: 'SKU' },
+        { target: 'price', source: 'Price', clearWhenEmpty: true },
+      ]),
+    ).toEqual(['fields[1].clearWhenEmpty:not_clearable']);
+    const notClearable = expectProblem(
+      await mapping([
+        { target: 'sku', source: 'SKU' },
+        { target: 'stock', source: 'Qty', clearWhenEmpty: true },
+      ]),
+      400,
+      'mapping_invalid',
+    ).errors[0];
+    expect(notClearable.message_en).toContain('compare_at_price');
+    expect(notClearable.message_ar).toMatch(ARABIC);
     expect(
       fields(
         expectProblem(

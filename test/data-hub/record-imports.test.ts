@@ -1,11 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RunsService } from '../../src/data-hub/runs/runs.service.js';
-import { addStaff, adminCall, staffToken } from '../support/dashboard.js';
+import { addStaff, staffToken } from '../support/dashboard.js';
 import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { ARABIC } from '../support/problem.js';
-import { ok } from '../support/responses.js';
-import { activeDrop, HUB } from './hub-fixtures.js';
+import { activeDrop, importRuns } from './hub-fixtures.js';
 
 type Json = Record<string, any>;
 
@@ -15,53 +13,19 @@ describe('data hub imports of products, variants, categories, brands and custome
   let owner: string;
   let drop: string;
   let upload: (name: string, content: string) => Promise<unknown>;
-  const call = (method: string, url: string, body?: unknown) => adminCall(t.app, method, url, owner, body);
   const csv = (...lines: string[]) => lines.join('\n') + '\n';
 
-  /** A flow importing `structure` from `file`, each field from the column of its own name (money through to_decimal_minor). */
-  const importFlow = async (structure: string, columns: string[], file: string, extra: Json = {}) => {
-    const money = new Set(['price', 'compare_at_price']);
-    const mapping = ok(
-      await call('POST', `${HUB}/mappings`, {
-        name: structure,
-        structure,
-        direction: 'import',
-        fields: columns.map((column) => ({
-          target: column,
-          source: column,
-          transforms: money.has(column) ? [{ name: 'to_decimal_minor' }] : [{ name: 'trim' }],
-        })),
-      }),
-      201,
-    ).id;
-    return ok(
-      await call('POST', `${HUB}/flows`, {
-        name: structure,
-        connectionId: drop,
-        mappingId: mapping,
-        direction: 'import',
-        format: 'csv',
-        fileTemplate: file,
-        ...extra,
-      }),
-      201,
-    ).id as string;
-  };
-  const preview = async (flowId: string, body: Json = {}) =>
-    ok(await call('POST', `${HUB}/flows/${flowId}/runs`, { preview: true, ...body }));
-  const runNow = async (flowId: string, body: Json = {}) => {
-    const queued = ok(await call('POST', `${HUB}/flows/${flowId}/runs`, body), 202);
-    await t.app.get(RunsService).execute(queued.id);
-    return ok(await call('GET', `${HUB}/runs/${queued.id}`));
-  };
-  const list = async (runId: string, name: 'rejected' | 'created' | 'deactivated') =>
-    ok(await call('GET', `${HUB}/runs/${runId}/${name}?limit=100`)).items as Json[];
+  let importFlow: ReturnType<typeof importRuns>['importFlow'];
+  let preview: ReturnType<typeof importRuns>['preview'];
+  let runNow: ReturnType<typeof importRuns>['runNow'];
+  let list: ReturnType<typeof importRuns>['list'];
   const codes = (rows: Json[]) => rows.map((row) => [row.line, row.errors.map((error: Json) => `${error.field}:${error.code}`).join(' ')]);
 
   beforeAll(async () => {
     store = await t.store({ seedCatalogue: true, productCount: 12 });
     owner = await staffToken(t.app, await addStaff(t.app, store.storeId, 'owner'));
     ({ id: drop, upload } = await activeDrop(t.app, owner, 'catalogue'));
+    ({ importFlow, preview, runNow, list } = importRuns(t.app, owner, drop));
   }, 120_000);
 
   it('imports brands and a category tree whose parents the same file creates, refusing unknown parents and cycles', async () => {

@@ -18,6 +18,7 @@ describe('recurring jobs across instances', () => {
       { name: 'auth.signing-key-rotation', cron: '0 * * * *' },
       { name: 'dashboard.sign-in-failures-retention', cron: '0 * * * *' },
       { name: 'data-hub.flows-dispatch', cron: '* * * * *' },
+      { name: 'data-hub.run-lists-retention', cron: '30 3 * * *' },
       { name: 'insights.exports-expiry', cron: '*/15 * * * *' },
       { name: 'insights.schedules-dispatch', cron: '* * * * *' },
       { name: 'payments.capture-retry', cron: '* * * * *' },

@@ -1393,6 +1393,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/data-hub/runs/{id}/changed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Records the run changed, each field before and after
+     * @description `{ key, recordId, changes: [{ field, before, after }] }`, in the file’s order; a field holding a reference (a variant’s product, a product’s category) shows its slug. A preview lists what it would change.
+     */
+    get: operations['RunsController_changed'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/data-hub/runs/{id}/conflicts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What an undo left as it was, because it changed since the run
+     * @description `{ key, recordId, field, runAfter, now, reason }`: the value the run left and the value now. `reason` is `changed`, `gone` (the record no longer exists) or `in_use` (a record the run created that something now refers to, left in place; `field` is null).
+     */
+    get: operations['RunsController_conflicts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/data-hub/runs/{id}/undo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Undo an import run, or preview its undo
+     * @description Fields the run changed go back to their values before it, records it deactivated are active again, records it created are deactivated (categories, brands and customers, which have no deactivation, are removed when nothing uses them). A field changed since by anyone else is left as it is and listed in the undo’s `conflicts`. The undo is a run of the flow (`trigger: "undo"`, `undoOf`), all or nothing, refused by the shrink guard like any run unless overridden. `preview: true` answers (200) what it would do, writing nothing; otherwise it is queued (202). A run is undone once, an undo cannot be undone, and a run older than 90 days cannot be undone (410 undo_expired).
+     */
+    post: operations['RunsController_undo'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/data-hub/runs/{id}/rejected.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download the rows the run rejected, as CSV
+     * @description The run’s rejected rows, in the order of `GET /runs/{id}/rejected`, as a file to fix and upload again: the source’s columns as the rows hold them (the mapping’s source columns first), then `line` and `reasons` (each prefixed by its column, separated by `; `, or `؛ ` in Arabic), headed in the caller’s language (Accept-Language; `السطر` and `الأسباب` in Arabic). A value a row was refused with after the file was read (an unknown key, a repeated one) is written under its column when importing it again gives that value; otherwise its cell is empty. Text a spreadsheet would run as a formula is written behind an apostrophe. A run without rejected rows gives the header alone; 410 run_lists_purged once the run’s lists were removed, 90 days after it.
+     */
+    get: operations['RunFilesController_csv'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/data-hub/runs/{id}/rejected.xlsx': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download the rows the run rejected, as XLSX
+     * @description The run’s rejected rows, in the order of `GET /runs/{id}/rejected`, as a file to fix and upload again: the source’s columns as the rows hold them (the mapping’s source columns first), then `line` and `reasons` (each prefixed by its column, separated by `; `, or `؛ ` in Arabic), headed in the caller’s language (Accept-Language; `السطر` and `الأسباب` in Arabic). A value a row was refused with after the file was read (an unknown key, a repeated one) is written under its column when importing it again gives that value; otherwise its cell is empty. Text a spreadsheet would run as a formula is written behind an apostrophe. A run without rejected rows gives the header alone; 410 run_lists_purged once the run’s lists were removed, 90 days after it.
+     */
+    get: operations['RunFilesController_xlsx'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health/live': {
     parameters: {
       query?: never;
@@ -1852,6 +1952,11 @@ export interface components {
         | 'mapping_invalid'
         | 'connection_not_active'
         | 'run_in_progress'
+        | 'run_not_undoable'
+        | 'undo_of_undo'
+        | 'already_undone'
+        | 'undo_expired'
+        | 'run_lists_purged'
         | 'storage_full'
         | 'storage_permission_denied'
         | 'storage_bucket_missing'
@@ -2904,7 +3009,10 @@ export interface components {
       name: string;
       /** @enum {string} */
       type: 'text' | 'slug' | 'sku' | 'email' | 'integer' | 'money' | 'boolean' | 'locale' | 'status' | 'datetime';
+      /** @description The key, or needed to create a record: an import row that would create one without it is rejected (`required_to_create`); rows updating a record need only the key. */
       required: boolean;
+      /** @description An import mapping may mark it `clearWhenEmpty`: an empty cell then clears the record’s value. */
+      clearable: boolean;
       /** @description For `text`: the column’s length. */
       maxLength?: number;
       /** @description For `status`: the values allowed. */
@@ -3116,6 +3224,8 @@ export interface components {
       sources?: string[];
       /** @description Applied in order. */
       transforms?: components['schemas']['TransformStepDto'][];
+      /** @description Import only, for a field the structure marks `clearable`: an empty cell clears the record’s value (e.g. the price before a discount). Otherwise an empty cell leaves it as it is. */
+      clearWhenEmpty?: boolean;
     };
     MappingDoc: {
       /** Format: uuid */
@@ -3208,12 +3318,14 @@ export interface components {
       rejected?: number;
       /** @description An export’s rows written. */
       sent?: number;
+      /** @description An undo’s: fields (or created records in use) it left as they are, changed since the run. */
+      conflicts?: number;
     };
     LastRunDoc: {
       /** Format: uuid */
       id: string;
       /** @enum {string} */
-      trigger: 'manual' | 'schedule';
+      trigger: 'manual' | 'schedule' | 'undo';
       /** @enum {string} */
       status: 'queued' | 'running' | 'succeeded' | 'failed' | 'refused' | 'missing';
       counts: components['schemas']['RunCountsDoc'] | null;
@@ -3478,10 +3590,79 @@ export interface components {
       /** Format: uuid */
       recordId: string | null;
     };
+    FieldChangeDoc: {
+      /** @description The structure’s field. */
+      field: string;
+      /** @description Its value before (a reference as its slug). */
+      before:
+        | (
+            | string
+            | number
+            | boolean
+            | unknown[]
+            | {
+                [key: string]: unknown;
+              }
+          )
+        | null;
+      /** @description Its value after. */
+      after:
+        | (
+            | string
+            | number
+            | boolean
+            | unknown[]
+            | {
+                [key: string]: unknown;
+              }
+          )
+        | null;
+    };
+    ChangedRowDoc: {
+      key: string | null;
+      /** Format: uuid */
+      recordId: string | null;
+      changes: components['schemas']['FieldChangeDoc'][];
+    };
+    ConflictRowDoc: {
+      key: string | null;
+      /** Format: uuid */
+      recordId: string | null;
+      /** @description The field left as it is; null for a created record in use. */
+      field: string | null;
+      /** @description The value the run left. */
+      runAfter:
+        | (
+            | string
+            | number
+            | boolean
+            | unknown[]
+            | {
+                [key: string]: unknown;
+              }
+          )
+        | null;
+      /** @description The value now. */
+      now:
+        | (
+            | string
+            | number
+            | boolean
+            | unknown[]
+            | {
+                [key: string]: unknown;
+              }
+          )
+        | null;
+      /** @enum {string} */
+      reason: 'changed' | 'gone' | 'in_use';
+    };
     RunRowsDoc: {
       rejected: components['schemas']['RejectedRowDoc'][];
       created: components['schemas']['RecordRowDoc'][];
+      changed: components['schemas']['ChangedRowDoc'][];
       deactivated: components['schemas']['RecordRowDoc'][];
+      conflicts: components['schemas']['ConflictRowDoc'][];
     };
     RunDoc: {
       /** Format: uuid */
@@ -3489,7 +3670,7 @@ export interface components {
       /** Format: uuid */
       flowId: string;
       /** @enum {string} */
-      trigger: 'manual' | 'schedule';
+      trigger: 'manual' | 'schedule' | 'undo';
       preview: boolean;
       /** @enum {string} */
       status: 'queued' | 'running' | 'succeeded' | 'failed' | 'refused' | 'missing';
@@ -3506,6 +3687,26 @@ export interface components {
       refusal: components['schemas']['RunRefusalDoc'] | null;
       override: components['schemas']['RunOverrideDoc'] | null;
       error: components['schemas']['RunErrorDoc'] | null;
+      /**
+       * Format: uuid
+       * @description An undo’s: the run it takes back.
+       */
+      undoOf: string | null;
+      /**
+       * Format: uuid
+       * @description The undo that took this run back, or is doing so.
+       */
+      undoneBy: string | null;
+      /**
+       * Format: date-time
+       * @description Until when it can be undone (90 days: its lists are kept that long); null when it cannot be (not a succeeded import run, an undo, a preview).
+       */
+      undoableUntil: string | null;
+      /**
+       * Format: date-time
+       * @description When its lists were removed, 90 days on.
+       */
+      listsPurgedAt: string | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -3526,6 +3727,23 @@ export interface components {
     RecordRowPageDoc: {
       items: components['schemas']['RecordRowDoc'][];
       nextCursor: string | null;
+    };
+    ChangedRowPageDoc: {
+      items: components['schemas']['ChangedRowDoc'][];
+      nextCursor: string | null;
+    };
+    ConflictRowPageDoc: {
+      items: components['schemas']['ConflictRowDoc'][];
+      nextCursor: string | null;
+    };
+    UndoRunDto: {
+      /**
+       * @description true: compute the undo and answer it (200) with its counts, conflicts and the first rows of each list, writing nothing; false: queue it (202).
+       * @default false
+       */
+      preview?: boolean;
+      /** @description Lifts the shrink guard for this undo alone (it deactivates what the run created). */
+      overrideShrinkGuard?: components['schemas']['ShrinkGuardOverrideDto'];
     };
     BilingualText: {
       en: string;
@@ -10488,6 +10706,401 @@ export interface operations {
       };
       /** @description not_found: The requested resource was not found. */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+    };
+  };
+  RunsController_changed: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChangedRowPageDoc'];
+        };
+      };
+      /** @description validation_failed: The request is not valid. See errors for each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /**
+       * @description unauthenticated: A valid access token is required.
+       *
+       *     token_expired: The access token has expired. Refresh the session.
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /**
+       * @description support_read_only: A support session can only read; it changes nothing.
+       *
+       *     csrf_token_invalid: Cookie-authenticated changes need the X-CSRF-Token header matching the sf_csrf cookie.
+       *
+       *     missing_permission: Your role does not include the permission this needs. Ask the store owner to grant it.
+       *
+       *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description not_found: The requested resource was not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+    };
+  };
+  RunsController_conflicts: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConflictRowPageDoc'];
+        };
+      };
+      /** @description validation_failed: The request is not valid. See errors for each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /**
+       * @description unauthenticated: A valid access token is required.
+       *
+       *     token_expired: The access token has expired. Refresh the session.
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /**
+       * @description support_read_only: A support session can only read; it changes nothing.
+       *
+       *     csrf_token_invalid: Cookie-authenticated changes need the X-CSRF-Token header matching the sf_csrf cookie.
+       *
+       *     missing_permission: Your role does not include the permission this needs. Ask the store owner to grant it.
+       *
+       *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description not_found: The requested resource was not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+    };
+  };
+  RunsController_undo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UndoRunDto'];
+      };
+    };
+    responses: {
+      /** @description The preview of the undo. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunDoc'];
+        };
+      };
+      /** @description The queued undo. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RunDoc'];
+        };
+      };
+      /** @description validation_failed: The request is not valid. See errors for each field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /**
+       * @description unauthenticated: A valid access token is required.
+       *
+       *     token_expired: The access token has expired. Refresh the session.
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /**
+       * @description support_read_only: A support session can only read; it changes nothing.
+       *
+       *     csrf_token_invalid: Cookie-authenticated changes need the X-CSRF-Token header matching the sf_csrf cookie.
+       *
+       *     missing_permission: Your role does not include the permission this needs. Ask the store owner to grant it.
+       *
+       *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description not_found: The requested resource was not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /**
+       * @description run_not_undoable: Only an import run that succeeded can be undone: not a preview, an export, or a run that failed or changed nothing.
+       *
+       *     undo_of_undo: This run is itself an undo and cannot be undone. To change the records again, run the flow.
+       *
+       *     already_undone: This run has been undone already (or its undo is under way). A run is undone once.
+       *
+       *     run_in_progress: A run of this flow is already queued or running. Wait for it to finish.
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description undo_expired: This run is older than 90 days: the record of what it changed was removed, so it can no longer be undone. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+    };
+  };
+  RunFilesController_csv: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description UTF-8 CSV with a byte order mark. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv; charset=utf-8': Blob;
+        };
+      };
+      /**
+       * @description unauthenticated: A valid access token is required.
+       *
+       *     token_expired: The access token has expired. Refresh the session.
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /**
+       * @description support_read_only: A support session can only read; it changes nothing.
+       *
+       *     csrf_token_invalid: Cookie-authenticated changes need the X-CSRF-Token header matching the sf_csrf cookie.
+       *
+       *     missing_permission: Your role does not include the permission this needs. Ask the store owner to grant it.
+       *
+       *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description not_found: The requested resource was not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description run_lists_purged: This run’s row lists were removed after 90 days. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+    };
+  };
+  RunFilesController_xlsx: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description An XLSX workbook, right to left in Arabic. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': Blob;
+        };
+      };
+      /**
+       * @description unauthenticated: A valid access token is required.
+       *
+       *     token_expired: The access token has expired. Refresh the session.
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /**
+       * @description support_read_only: A support session can only read; it changes nothing.
+       *
+       *     csrf_token_invalid: Cookie-authenticated changes need the X-CSRF-Token header matching the sf_csrf cookie.
+       *
+       *     missing_permission: Your role does not include the permission this needs. Ask the store owner to grant it.
+       *
+       *     plan_not_entitled: The store’s plan does not include this. Upgrade the plan to use it.
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description not_found: The requested resource was not found. */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['ProblemDocument'];
+        };
+      };
+      /** @description run_lists_purged: This run’s row lists were removed after 90 days. */
+      410: {
         headers: {
           [name: string]: unknown;
         };

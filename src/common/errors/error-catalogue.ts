@@ -350,6 +350,36 @@ export const ERRORS = {
     message_en: 'A run of this flow is already queued or running. Wait for it to finish.',
     message_ar: 'يوجد تشغيل لهذا المسار في الانتظار أو قيد التنفيذ. انتظر حتى ينتهي.',
   },
+  run_not_undoable: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'Only an import run that succeeded can be undone: not a preview, an export, or a run that failed or changed nothing.',
+    message_ar: 'لا يمكن التراجع إلا عن تشغيل استيراد نجح: لا عن معاينة أو تصدير أو تشغيل فشل أو لم يغيّر شيئًا.',
+  },
+  undo_of_undo: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'This run is itself an undo and cannot be undone. To change the records again, run the flow.',
+    message_ar: 'هذا التشغيل تراجعٌ بذاته ولا يمكن التراجع عنه. لتغيير السجلات مجددًا شغّل المسار.',
+  },
+  already_undone: {
+    status: 409,
+    title: 'Conflict',
+    message_en: 'This run has been undone already (or its undo is under way). A run is undone once.',
+    message_ar: 'سبق التراجع عن هذا التشغيل (أو التراجع جارٍ). يُتراجع عن التشغيل مرة واحدة.',
+  },
+  undo_expired: {
+    status: 410,
+    title: 'Gone',
+    message_en: 'This run is older than 90 days: the record of what it changed was removed, so it can no longer be undone.',
+    message_ar: 'مضى على هذا التشغيل أكثر من 90 يومًا: حُذف سجل ما غيّره، فلم يعد التراجع عنه ممكنًا.',
+  },
+  run_lists_purged: {
+    status: 410,
+    title: 'Gone',
+    message_en: 'This run’s row lists were removed after 90 days.',
+    message_ar: 'حُذفت قوائم صفوف هذا التشغيل بعد 90 يومًا.',
+  },
   // The service's own file storage (exports, the data hub's drop), when its operator must mend it.
   storage_full: {
     status: 507,

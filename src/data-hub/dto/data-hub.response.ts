@@ -36,7 +36,13 @@ export class BilingualMessageDoc {
 export class StructureFieldDoc extends LabelDoc {
   @ApiProperty() name: string;
   @ApiProperty({ enum: FIELD_TYPES }) type: string;
-  @ApiProperty() required: boolean;
+  @ApiProperty({
+    description:
+      'The key, or needed to create a record: an import row that would create one without it is rejected (`required_to_create`); rows updating a record need only the key.',
+  })
+  required: boolean;
+  @ApiProperty({ description: 'An import mapping may mark it `clearWhenEmpty`: an empty cell then clears the record’s value.' })
+  clearable: boolean;
   @ApiPropertyOptional({ type: 'integer', description: 'For `text`: the column’s length.' }) maxLength?: number;
   @ApiPropertyOptional({ type: [String], description: 'For `status`: the values allowed.' }) values?: string[];
   @ApiProperty() description_en: string;
@@ -230,6 +236,11 @@ export class RunCountsDoc {
   @ApiPropertyOptional({ type: 'integer' }) deactivated?: number;
   @ApiPropertyOptional({ type: 'integer' }) rejected?: number;
   @ApiPropertyOptional({ type: 'integer', description: 'An export’s rows written.' }) sent?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'An undo’s: fields (or created records in use) it left as they are, changed since the run.',
+  })
+  conflicts?: number;
 }
 
 export class LastRunDoc {
@@ -330,10 +341,30 @@ export class RecordRowDoc {
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true }) recordId: string | null;
 }
 
+export class FieldChangeDoc {
+  @ApiProperty({ description: 'The structure’s field.' }) field: string;
+  @ApiProperty({ ...JSON_VALUE, description: 'Its value before (a reference as its slug).' }) before: unknown;
+  @ApiProperty({ ...JSON_VALUE, description: 'Its value after.' }) after: unknown;
+}
+
+export class ChangedRowDoc extends RecordRowDoc {
+  @ApiProperty({ type: [FieldChangeDoc] }) changes: FieldChangeDoc[];
+}
+
+export class ConflictRowDoc extends RecordRowDoc {
+  @ApiProperty({ type: 'string', nullable: true, description: 'The field left as it is; null for a created record in use.' }) field:
+    string | null;
+  @ApiProperty({ ...JSON_VALUE, description: 'The value the run left.' }) runAfter: unknown;
+  @ApiProperty({ ...JSON_VALUE, description: 'The value now.' }) now: unknown;
+  @ApiProperty({ enum: ['changed', 'gone', 'in_use'] }) reason: string;
+}
+
 export class RunRowsDoc {
   @ApiProperty({ type: [RejectedRowDoc] }) rejected: RejectedRowDoc[];
   @ApiProperty({ type: [RecordRowDoc] }) created: RecordRowDoc[];
+  @ApiProperty({ type: [ChangedRowDoc] }) changed: ChangedRowDoc[];
   @ApiProperty({ type: [RecordRowDoc] }) deactivated: RecordRowDoc[];
+  @ApiProperty({ type: [ConflictRowDoc] }) conflicts: ConflictRowDoc[];
 }
 
 export class RunDoc {
@@ -351,6 +382,16 @@ export class RunDoc {
   @ApiProperty({ type: RunRefusalDoc, nullable: true }) refusal: RunRefusalDoc | null;
   @ApiProperty({ type: RunOverrideDoc, nullable: true }) override: RunOverrideDoc | null;
   @ApiProperty({ type: RunErrorDoc, nullable: true }) error: RunErrorDoc | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'An undo’s: the run it takes back.' }) undoOf: string | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The undo that took this run back, or is doing so.' })
+  undoneBy: string | null;
+  @ApiProperty({
+    ...NULLABLE_TIME,
+    description:
+      'Until when it can be undone (90 days: its lists are kept that long); null when it cannot be (not a succeeded import run, an undo, a preview).',
+  })
+  undoableUntil: string | null;
+  @ApiProperty({ ...NULLABLE_TIME, description: 'When its lists were removed, 90 days on.' }) listsPurgedAt: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty(NULLABLE_TIME) startedAt: string | null;
   @ApiProperty(NULLABLE_TIME) finishedAt: string | null;
@@ -369,5 +410,15 @@ export class RejectedRowPageDoc {
 
 export class RecordRowPageDoc {
   @ApiProperty({ type: [RecordRowDoc] }) items: RecordRowDoc[];
+  @ApiProperty({ type: 'string', nullable: true }) nextCursor: string | null;
+}
+
+export class ChangedRowPageDoc {
+  @ApiProperty({ type: [ChangedRowDoc] }) items: ChangedRowDoc[];
+  @ApiProperty({ type: 'string', nullable: true }) nextCursor: string | null;
+}
+
+export class ConflictRowPageDoc {
+  @ApiProperty({ type: [ConflictRowDoc] }) items: ConflictRowDoc[];
   @ApiProperty({ type: 'string', nullable: true }) nextCursor: string | null;
 }

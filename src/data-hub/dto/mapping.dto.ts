@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsObject,
@@ -60,6 +61,14 @@ export class MappingFieldDto {
   @ValidateNested({ each: true })
   @Type(() => TransformStepDto)
   transforms?: TransformStepDto[];
+
+  @ApiPropertyOptional({
+    description:
+      'Import only, for a field the structure marks `clearable`: an empty cell clears the record’s value (e.g. the price before a discount). Otherwise an empty cell leaves it as it is.',
+  })
+  @OptionalField()
+  @IsBoolean()
+  clearWhenEmpty?: boolean;
 }
 
 class MappingFieldsDto {

@@ -54,3 +54,23 @@ export class StartRunDto {
   @Type(() => ShrinkGuardOverrideDto)
   overrideShrinkGuard?: ShrinkGuardOverrideDto;
 }
+
+export class UndoRunDto {
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'true: compute the undo and answer it (200) with its counts, conflicts and the first rows of each list, writing nothing; false: queue it (202).',
+  })
+  @OptionalField()
+  @IsBoolean()
+  preview?: boolean;
+
+  @ApiPropertyOptional({
+    type: ShrinkGuardOverrideDto,
+    description: 'Lifts the shrink guard for this undo alone (it deactivates what the run created).',
+  })
+  @OptionalField()
+  @ValidateNested()
+  @Type(() => ShrinkGuardOverrideDto)
+  overrideShrinkGuard?: ShrinkGuardOverrideDto;
+}

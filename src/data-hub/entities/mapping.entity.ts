@@ -10,6 +10,8 @@ export interface MappingField {
   source?: string;
   sources?: string[];
   transforms: { name: string; args?: Record<string, unknown> }[];
+  /** Import: an empty cell clears the record's value (an optional field's) instead of leaving it as it is. */
+  clearWhenEmpty?: boolean;
 }
 
 /** How a structure is filled from a source, or written out as a file (contract section 9); `version` is the current one. */

@@ -5,10 +5,10 @@ import { createdAt } from '../../infra/database/timestamps.js';
 import { Store } from '../../stores/entities/store.entity.js';
 import { Flow } from './flow.entity.js';
 
-export const RUN_TRIGGERS = ['manual', 'schedule'] as const;
+export const RUN_TRIGGERS = ['manual', 'schedule', 'undo'] as const;
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'refused', 'missing'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-export const RUN_LISTS = ['rejected', 'created', 'deactivated'] as const;
+export const RUN_LISTS = ['rejected', 'created', 'deactivated', 'changed', 'conflicts'] as const;
 export type RunList = (typeof RUN_LISTS)[number];
 
 export interface RunCounts {
@@ -19,6 +19,8 @@ export interface RunCounts {
   rejected: number;
   unchanged: number;
   sent: number;
+  /** An undo's fields left as they were, because someone changed them since the run it undoes. */
+  conflicts?: number;
 }
 
 /** One execution of a flow (contract section 9), recorded whatever its outcome. */
@@ -29,6 +31,15 @@ const RunSchema = defineEntity({
   indexes: [
     { properties: ['flow', 'createdAt'] },
     {
+      name: 'data_hub_runs_undone_once_index',
+      expression:
+        "create unique index data_hub_runs_undone_once_index on data_hub_runs (undo_of) where not preview and status in ('queued', 'running', 'succeeded')",
+    },
+    {
+      name: 'data_hub_runs_lists_kept_index',
+      expression: 'create index data_hub_runs_lists_kept_index on data_hub_runs (created_at) where lists_purged_at is null',
+    },
+    {
       name: 'data_hub_runs_one_at_a_time_index',
       expression:
         "create unique index data_hub_runs_one_at_a_time_index on data_hub_runs (flow_id) where status in ('queued', 'running') and not preview",
@@ -38,6 +49,8 @@ const RunSchema = defineEntity({
     id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
     store: () => p.manyToOne(Store).mapToPk(),
     flow: () => p.manyToOne(Flow).mapToPk().deleteRule('cascade').updateRule('no action'),
+    /** The run an undo takes back. */
+    undoOf: () => p.manyToOne(Run).mapToPk().nullable().deleteRule('cascade').updateRule('no action').fieldName('undo_of'),
     trigger: p.enum(RUN_TRIGGERS),
     preview: p.boolean().default(false),
     status: p.enum(RUN_STATUSES),
@@ -64,6 +77,8 @@ const RunSchema = defineEntity({
     finishedAt: p.datetime().nullable(),
     /** When the flow's recipients were told of this run's outcome (once). */
     alertedAt: p.datetime().nullable(),
+    /** When its lists were purged (90 days on): it can no longer be undone. */
+    listsPurgedAt: p.datetime().nullable(),
   },
 });
 

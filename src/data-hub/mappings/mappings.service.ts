@@ -155,6 +155,7 @@ export class MappingsService {
       transforms: (field.transforms ?? []).map((step) =>
         step.args === undefined ? { name: step.name } : { name: step.name, args: step.args },
       ),
+      ...(field.clearWhenEmpty ? { clearWhenEmpty: true } : {}),
     }));
     const errors = checkMapping(structureNamed(structureName)!, direction, normalized);
     if (errors.length > 0) throw new ApiError('mapping_invalid', { errors });

@@ -7,6 +7,7 @@ import {
   dropImportTables,
   IMPORT_STAGING,
   stagedValues,
+  type CreationField,
   type RecordImport,
   type StagedRow,
   type StagedType,
@@ -16,19 +17,20 @@ import type { FileLocation, QueryRows, RemoteFile } from '../connectors/connecto
 import { templatePattern } from '../connectors/file-template.js';
 import { measuredStream } from '../connectors/measured-stream.js';
 import type { RunCounts } from '../entities/run.entity.js';
-import type { FieldValue } from '../structures/structures.js';
+import type { FieldValue, Structure } from '../structures/structures.js';
 import { FileRowsError } from '../../infra/tabular/file-refusal.js';
 import { readRows } from '../../infra/tabular/read-rows.js';
 import { isRowProblem, type FileRows } from '../../infra/tabular/table-rows.js';
-import { RowMapper } from './row-mapper.js';
+import { RowMapper, type MappedRow } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
 import { RunRecords, RunRowsWriter } from './run-records.js';
 import { RECORD_IMPORTS } from './record-imports.js';
 import { RunsDatabase } from './runs-database.js';
+import { shrinkGuardRefusal, type ShrinkGuard } from './shrink-guard.js';
 
 export interface ImportRequest extends RunRequest {
   replace: boolean;
-  shrinkGuard: { maxDeactivatePercent: number; maxDeactivateCount: number };
+  shrinkGuard: ShrinkGuard;
   /** A one-time threshold that replaces the flow's for this run (the count limit is lifted with it). */
   overridePercent?: number;
   /**
@@ -181,7 +183,7 @@ export class ImportRunner {
       await createImportTables(client, importer);
       // A preview cannot write: only the session's temporary tables take rows.
       if (request.preview) await client.query('set local transaction_read_only = on');
-      const staged = new StagingBatch(client, request.structure.key, importer.fileColumns);
+      const staged = new StagingBatch(client, request.structure.key, importer.fileColumns, importer.clearable);
       const replace = request.replace && request.firstRows === undefined;
       let whole = true;
       for await (const item of rows) {
@@ -209,12 +211,12 @@ export class ImportRunner {
           });
           continue;
         }
-        await staged.add(item.line, mapped.values);
+        await staged.add(item.line, mapped);
       }
       await staged.flush();
       await source.finishReading(whole);
       await this.rejectDuplicates(client, counts, lists, words, importer, request.structure.key);
-      const plan = await importer.plan(client, request.storeId, replace);
+      const plan = await importer.plan(client, request.storeId, { replace, requiredToCreate: creationFields(request.structure) });
       for (const rejection of plan.rejected) {
         counts.rejected++;
         await lists.add('rejected', rejection);
@@ -227,7 +229,10 @@ export class ImportRunner {
         throw new Error(`run ${request.attempt.jobId}: counts do not add up: ${JSON.stringify(counts)}`);
       }
       if (counts.read === 0) throw new RunStopped({ status: 'failed', refusal: null, error: failure('no_rows', words.noRows) });
-      if (replace) this.guard(request, plan.wouldDeactivate, plan.activeRecords);
+      const refusal = replace
+        ? shrinkGuardRefusal(request.shrinkGuard, request.overridePercent, plan.wouldDeactivate, plan.activeRecords)
+        : null;
+      if (refusal) throw new RunStopped({ status: 'refused', error: null, refusal });
       if (request.preview) {
         await importer.listPlanned(client, request.storeId, replace);
         await client.query('commit');
@@ -274,28 +279,6 @@ export class ImportRunner {
         errors: [{ field: null, code: 'duplicate_key', message_en: message.en, message_ar: message.ar }],
       });
     }
-  }
-
-  /** The shrink guard: a replace run over either threshold is refused before anything is written. */
-  private guard(request: ImportRequest, wouldDeactivate: number, activeRecords: number): void {
-    const percent = activeRecords === 0 ? 0 : Math.round((wouldDeactivate / activeRecords) * 10_000) / 100;
-    const threshold = request.overridePercent ?? request.shrinkGuard.maxDeactivatePercent;
-    const overCount = request.overridePercent === undefined && wouldDeactivate > request.shrinkGuard.maxDeactivateCount;
-    if (percent <= threshold && !overCount) return;
-    const limit = overCount ? `${request.shrinkGuard.maxDeactivateCount} records` : `${threshold}%`;
-    throw new RunStopped({
-      status: 'refused',
-      error: null,
-      refusal: {
-        code: 'shrink_guard',
-        wouldDeactivate,
-        activeRecords,
-        percent,
-        threshold: { maxDeactivatePercent: threshold, maxDeactivateCount: request.shrinkGuard.maxDeactivateCount },
-        message_en: `This run would deactivate ${wouldDeactivate} of ${activeRecords} active records (${percent}%), more than the limit of ${limit}. Nothing was changed. Check the file; if it is right, raise the threshold or run once with an override.`,
-        message_ar: `كان هذا التشغيل سيوقف ${wouldDeactivate} من ${activeRecords} سجلًا نشطًا (${percent}%)، أي أكثر من الحد (${limit}). لم يتغير شيء. تحقق من الملف؛ وإن كان صحيحًا فارفع الحد أو شغّله مرة واحدة مع تجاوز.`,
-      },
-    });
   }
 }
 
@@ -394,39 +377,52 @@ async function alreadyImported(location: FileLocation, file: RemoteFile, importe
   return earlier.includes(hash.digest('hex'));
 }
 
-/** Valid rows into the staging table, several thousand per statement. */
+/** The fields besides the key that a row creating a record must give. */
+function creationFields(structure: Structure): CreationField[] {
+  return structure.fields
+    .filter((field) => field.required && field.name !== structure.key)
+    .map((field) => ({ field: field.name, label_en: field.label_en, label_ar: field.label_ar }));
+}
+
+/** Valid rows into the staging table, several thousand per statement: each field's value, and a flag per field it clears. */
 class StagingBatch {
   private readonly columns: [string, StagedType][];
   private lines: number[] = [];
   private keys: string[] = [];
   private values: FieldValue[][];
+  private clears: boolean[][];
 
   constructor(
     private readonly client: PoolClient,
     private readonly keyField: string,
-    columns: Readonly<Record<string, StagedType>>,
+    fileColumns: Readonly<Record<string, StagedType>>,
+    private readonly clearable: readonly string[],
   ) {
-    this.columns = Object.entries(columns);
+    this.columns = Object.entries(fileColumns);
     this.values = this.columns.map(() => []);
+    this.clears = clearable.map(() => []);
   }
 
-  async add(line: number, row: Record<string, FieldValue>): Promise<void> {
+  async add(line: number, row: MappedRow): Promise<void> {
     this.lines.push(line);
-    this.keys.push(row[this.keyField] as string);
-    this.columns.forEach(([name], index) => this.values[index].push(row[name] ?? null));
+    this.keys.push(row.values[this.keyField] as string);
+    this.columns.forEach(([name], index) => this.values[index].push(row.values[name] ?? null));
+    this.clearable.forEach((field, index) => this.clears[index].push(row.cleared.includes(field)));
     if (this.lines.length >= BATCH_ROWS) await this.flush();
   }
 
   async flush(): Promise<void> {
     if (this.lines.length === 0) return;
-    const arrays = this.columns.map(([, type], index) => `$${index + 3}::${type}[]`);
+    const names = [...this.columns.map(([name]) => name), ...this.clearable.map((field) => `clear_${field}`)];
+    const types = [...this.columns.map(([, type]) => type), ...this.clearable.map(() => 'boolean')];
     await this.client.query(
-      `insert into ${IMPORT_STAGING} (line, key${this.columns.map(([name]) => `, ${name}`).join('')})
-       select * from unnest($1::int[], $2::text[]${arrays.map((array) => `, ${array}`).join('')})`,
-      [this.lines, this.keys, ...this.values],
+      `insert into ${IMPORT_STAGING} (line, key${names.map((name) => `, ${name}`).join('')})
+       select * from unnest($1::int[], $2::text[]${types.map((type, index) => `, $${index + 3}::${type}[]`).join('')})`,
+      [this.lines, this.keys, ...this.values, ...this.clears],
     );
     this.lines = [];
     this.keys = [];
     this.values = this.columns.map(() => []);
+    this.clears = this.clearable.map(() => []);
   }
 }

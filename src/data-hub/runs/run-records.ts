@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { IMPORT_OUTCOME } from '../../infra/database/record-import.js';
+import { IMPORT_OUTCOME, UNDO_STAGING } from '../../infra/database/record-import.js';
 import { requireCurrent, type JobAttempt, type JobFailure } from '../../infra/jobs/tracked-job.js';
 import type { RunList } from '../entities/run.entity.js';
 import type { Queryable } from './queryable.js';
@@ -92,6 +92,43 @@ export const RunRecords = {
     return rows[0]?.id ?? null;
   },
 
+  /** An undo of a run, asked for by a member: a run of the same flow and mapping version, queued or running at once (a preview). */
+  async createUndo(
+    db: Queryable,
+    undo: { runId: string; preview: boolean; status: 'queued' | 'running'; override: unknown; requestedBy: string },
+  ): Promise<string> {
+    const { rows } = await db.query<{ id: string }>(
+      `insert into data_hub_runs (store_id, flow_id, trigger, undo_of, preview, status, mapping_version, override, requested_by, started_at)
+       select store_id, flow_id, 'undo', id, $2, $3::text, mapping_version, $4::jsonb, $5, case when $3::text = 'running' then now() end
+       from data_hub_runs where id = $1
+       returning id`,
+      [undo.runId, undo.preview, undo.status, undo.override === null ? null : JSON.stringify(undo.override), undo.requestedBy],
+    );
+    return rows[0].id;
+  },
+
+  /**
+   * What a run did, staged for its undo: one row per record and field it changed or deactivated (the
+   * value it left and the one before), and per field a record it created was created with (or one row
+   * without a field, where its table has no deactivation).
+   */
+  async stageUndo(db: Queryable, runId: string): Promise<'staged' | 'purged'> {
+    // Held to the end of the undo's transaction: the retention cannot remove the lists meanwhile.
+    const { rows } = await db.query<{ purged: boolean }>(
+      `select lists_purged_at is not null as purged from data_hub_runs where id = $1 for share`,
+      [runId],
+    );
+    if (rows[0].purged) return 'purged';
+    await db.query(
+      `insert into ${UNDO_STAGING} (list, key, record_id, field, column_name, run_after, restore, shown_run_after, shown_restore)
+       select r.list, r.key, r.record_id, c->>'field', c->>'column', c->'after', c->'before', c->'shownAfter', c->'shownBefore'
+       from data_hub_run_rows r left join lateral jsonb_array_elements(r."values"->'changes') c on true
+       where r.run_id = $1 and r.list in ('changed', 'deactivated', 'created') and r.record_id is not null`,
+      [runId],
+    );
+    return 'staged';
+  },
+
   /** The queued (or interrupted) run's next attempt, counted; none when the run has its outcome already. */
   async claim(db: Queryable, runId: string): Promise<{ attempt: JobAttempt; lastFailure: JobFailure | null } | null> {
     const { rows } = await db.query<{ attempts: number; error: JobFailure | null }>(
@@ -116,11 +153,16 @@ export const RunRecords = {
     ]);
   },
 
-  /** What an attempt created and deactivated (or would), from the import's outcome table: created in the file's order, deactivated by key. */
+  /**
+   * What an attempt created, changed, deactivated and (an undo) left as conflicts, or would, from the
+   * outcome table: in the file's order, else by key. A change keeps each field before and after.
+   */
   async keepImportOutcome(db: Queryable, attempt: JobAttempt): Promise<void> {
     await db.query(
-      `insert into data_hub_run_rows (run_id, list, position, line, key, record_id)
-       select $1, list, row_number() over (partition by list order by line, key), line, key, record_id from ${IMPORT_OUTCOME}
+      `insert into data_hub_run_rows (run_id, list, position, line, key, record_id, "values")
+       select $1, list, row_number() over (partition by list order by line, key), line, key, record_id,
+         case when list = 'conflicts' then changes when changes is not null then jsonb_build_object('changes', changes) end
+       from ${IMPORT_OUTCOME}
        where exists (select 1 from data_hub_runs where ${CURRENT})`,
       [attempt.jobId, attempt.number],
     );
@@ -173,6 +215,33 @@ export const RunRecords = {
   },
 
   /**
+   * One batch of the retention: the lists of the oldest runs past `olderThanDays` removed and each run
+   * marked `lists_purged_at` in the caller's transaction: up to `runs` runs, fewer once they hold `rows`
+   * rows (a run is never split). Runs another purge holds are skipped.
+   */
+  async purgeLists(db: Queryable, batch: { olderThanDays: number; runs: number; rows: number }): Promise<{ runs: number; rows: number }> {
+    const { rows: due } = await db.query<{ id: string; rows: number }>(
+      `select r.id, (select count(*) from data_hub_run_rows l where l.run_id = r.id)::int as rows
+       from data_hub_runs r
+       where r.lists_purged_at is null and r.created_at < now() - make_interval(days => $1)
+       order by r.created_at limit $2
+       for update of r skip locked`,
+      [batch.olderThanDays, batch.runs],
+    );
+    const ids: string[] = [];
+    let rows = 0;
+    for (const run of due) {
+      if (ids.length > 0 && rows + run.rows > batch.rows) break;
+      ids.push(run.id);
+      rows += run.rows;
+    }
+    if (ids.length === 0) return { runs: 0, rows: 0 };
+    const deleted = await db.query(`delete from data_hub_run_rows where run_id = any($1::uuid[])`, [ids]);
+    await db.query(`update data_hub_runs set lists_purged_at = now() where id = any($1::uuid[])`, [ids]);
+    return { runs: ids.length, rows: deleted.rowCount ?? 0 };
+  },
+
+  /**
    * Marks a scheduled run that went missing, was refused or failed as alerted, once, and answers what the
    * alert says and to whom (none when it needs none: a manual run, a muted flow, no recipients).
    */
@@ -194,7 +263,7 @@ const BATCH = 1000;
 
 /** An attempt's lists (rejected, created, deactivated), written a thousand rows at a time, numbered in order; nothing once it is stale. */
 export class RunRowsWriter {
-  private readonly positions: Record<RunList, number> = { rejected: 0, created: 0, deactivated: 0 };
+  private readonly positions: Record<RunList, number> = { rejected: 0, created: 0, deactivated: 0, changed: 0, conflicts: 0 };
   private pending: (RunRowInput & { list: RunList; position: number })[] = [];
 
   constructor(

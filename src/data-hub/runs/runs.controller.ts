@@ -1,12 +1,19 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { RecordRowPageDoc, RejectedRowPageDoc, RunDoc, RunPageDoc } from '../dto/data-hub.response.js';
+import {
+  ChangedRowPageDoc,
+  ConflictRowPageDoc,
+  RecordRowPageDoc,
+  RejectedRowPageDoc,
+  RunDoc,
+  RunPageDoc,
+} from '../dto/data-hub.response.js';
 import type { FastifyReply } from 'fastify';
 import { CurrentAdmin, RequirePermission } from '../../auth/access/decorators.js';
 import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiProblemResponses } from '../../common/errors/openapi.js';
 import { ListQueryDto } from '../../common/pagination/list-query.dto.js';
-import { StartRunDto } from '../dto/run.dto.js';
+import { StartRunDto, UndoRunDto } from '../dto/run.dto.js';
 import { RunsService } from './runs.service.js';
 
 @ApiTags('Data hub')
@@ -82,5 +89,55 @@ export class RunsController {
   @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
   deactivated(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
     return this.runs.rows(admin, id, 'deactivated', query);
+  }
+
+  @Get('runs/:id/changed')
+  @RequirePermission('data.flows.read')
+  @ApiOperation({
+    summary: 'Records the run changed, each field before and after',
+    description:
+      '`{ key, recordId, changes: [{ field, before, after }] }`, in the file’s order; a field holding a reference (a variant’s product, a product’s category) shows its slug. A preview lists what it would change.',
+  })
+  @ApiOkResponse({ type: ChangedRowPageDoc })
+  @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
+  changed(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
+    return this.runs.rows(admin, id, 'changed', query);
+  }
+
+  @Get('runs/:id/conflicts')
+  @RequirePermission('data.flows.read')
+  @ApiOperation({
+    summary: 'What an undo left as it was, because it changed since the run',
+    description:
+      '`{ key, recordId, field, runAfter, now, reason }`: the value the run left and the value now. `reason` is `changed`, `gone` (the record no longer exists) or `in_use` (a record the run created that something now refers to, left in place; `field` is null).',
+  })
+  @ApiOkResponse({ type: ConflictRowPageDoc })
+  @ApiProblemResponses(['NOT_FOUND', 'VALIDATION_FAILED'], 'admin')
+  conflicts(@Param('id') id: string, @Query() query: ListQueryDto, @CurrentAdmin() admin: AdminPrincipal) {
+    return this.runs.rows(admin, id, 'conflicts', query);
+  }
+
+  @Post('runs/:id/undo')
+  @RequirePermission('data.flows.manage')
+  @ApiOperation({
+    summary: 'Undo an import run, or preview its undo',
+    description:
+      'Fields the run changed go back to their values before it, records it deactivated are active again, records it created are deactivated (categories, brands and customers, which have no deactivation, are removed when nothing uses them). A field changed since by anyone else is left as it is and listed in the undo’s `conflicts`. The undo is a run of the flow (`trigger: "undo"`, `undoOf`), all or nothing, refused by the shrink guard like any run unless overridden. `preview: true` answers (200) what it would do, writing nothing; otherwise it is queued (202). A run is undone once, an undo cannot be undone, and a run older than 90 days cannot be undone (410 undo_expired).',
+  })
+  @ApiOkResponse({ description: 'The preview of the undo.', type: RunDoc })
+  @ApiAcceptedResponse({ description: 'The queued undo.', type: RunDoc })
+  @ApiProblemResponses(
+    ['NOT_FOUND', 'VALIDATION_FAILED', 'run_not_undoable', 'undo_of_undo', 'already_undone', 'undo_expired', 'run_in_progress'],
+    'admin',
+  )
+  async undo(
+    @Param('id') id: string,
+    @Body() body: UndoRunDto,
+    @CurrentAdmin() admin: AdminPrincipal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const { run, queued } = await this.runs.undo(admin, id, body);
+    reply.status(queued ? 202 : 200);
+    return run;
   }
 }

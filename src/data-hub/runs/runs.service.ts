@@ -13,13 +13,16 @@ import type { JobAttempt, JobFailure, TrackedJob } from '../../infra/jobs/tracke
 import { NotificationsService } from '../../notifications/notifications.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { ConnectorRegistry } from '../connectors/connector-registry.js';
-import type { StartRunDto } from '../dto/run.dto.js';
+import type { StartRunDto, UndoRunDto } from '../dto/run.dto.js';
+import type { FieldChange } from '../../infra/database/record-import.js';
 import type { MappingField } from '../entities/mapping.entity.js';
 import type { RunList } from '../entities/run.entity.js';
 import { FlowsService } from '../flows/flows.service.js';
 import { structureNamed } from '../structures/structures.js';
 import { ExportRunner } from './export-runner.js';
 import { ImportRunner } from './import-runner.js';
+import { UndoRunner } from './undo-runner.js';
+import { RUN_LISTS_KEPT_DAYS } from './run-retention.js';
 import { queryableOf, RunRecords, type RunOutcomeRecord } from './run-records.js';
 import type { RunRequest } from './run-request.js';
 
@@ -34,10 +37,18 @@ const RUN_FAILED: JobFailure = {
   message_ar: 'فشل التشغيل؛ لم يتغير شيء.',
 };
 
+/** The undo of a run that took it back, or is doing so (a run is undone once). */
+const UNDONE_BY = sql`(select u.id from data_hub_runs u where u.undo_of = r.id and not u.preview and u.status in ('queued', 'running', 'succeeded'))`;
+
 const DOC = sql`json_build_object(
   'id', r.id, 'flowId', r.flow_id, 'trigger', r.trigger, 'preview', r.preview, 'status', r.status, 'counts', r.counts,
   'file', r.file, 'firstRows', r.first_rows, 'mappingVersion', r.mapping_version, 'formulaSafety', r.formula_safety,
-  'refusal', r.refusal, 'override', r.override, 'error', r.error,
+  'refusal', r.refusal, 'override', r.override, 'error', r.error, 'undoOf', r.undo_of, 'undoneBy', ${UNDONE_BY},
+  'undoableUntil', case when r.trigger <> 'undo' and r.status = 'succeeded' and not r.preview and r.lists_purged_at is null
+    and r.created_at > now() - make_interval(days => ${RUN_LISTS_KEPT_DAYS})
+    and exists (select 1 from data_hub_flows f where f.id = r.flow_id and f.direction = 'import')
+    then iso_utc(r.created_at + make_interval(days => ${RUN_LISTS_KEPT_DAYS})) end,
+  'listsPurgedAt', iso_utc(r.lists_purged_at),
   'createdAt', iso_utc(r.created_at), 'startedAt', iso_utc(r.started_at), 'finishedAt', iso_utc(r.finished_at))`;
 
 export type RunDocument = Record<string, unknown> & { id: string; status: string };
@@ -51,18 +62,36 @@ interface StoredRunRow {
   errors: unknown;
 }
 
-/** A list's row as the API answers it: a rejected row with its values and reasons, else a record's key and id. */
+/** A list's row as the API answers it: a rejected row with its values and reasons, a change with each field before and after, a conflict, else a record's key and id. */
 function listItem(list: RunList, row: StoredRunRow) {
-  return list === 'rejected'
-    ? { line: row.line, key: row.key, values: row.values, errors: row.errors }
-    : { key: row.key, recordId: row.record_id };
+  switch (list) {
+    case 'rejected':
+      return { line: row.line, key: row.key, values: row.values, errors: row.errors };
+    case 'changed': {
+      const { changes } = row.values as { changes: FieldChange[] };
+      return {
+        key: row.key,
+        recordId: row.record_id,
+        changes: changes.map((change) => ({
+          field: change.field,
+          before: 'shownBefore' in change ? change.shownBefore : change.before,
+          after: 'shownAfter' in change ? change.shownAfter : change.after,
+        })),
+      };
+    }
+    case 'conflicts':
+      return { key: row.key, recordId: row.record_id, ...(row.values as object) };
+    default:
+      return { key: row.key, recordId: row.record_id };
+  }
 }
 
 interface ClaimedRun {
   id: string;
   store_id: string;
   flow_id: string;
-  trigger: 'manual' | 'schedule';
+  trigger: 'manual' | 'schedule' | 'undo';
+  undo_of: string | null;
   due_at: string | null;
   preview: boolean;
   requested_file: string | null;
@@ -89,6 +118,7 @@ export class RunsService {
     private readonly connectors: ConnectorRegistry,
     private readonly importer: ImportRunner,
     private readonly exporter: ExportRunner,
+    private readonly undoer: UndoRunner,
     private readonly notifications: NotificationsService,
     @Inject(MERCHANT_LANGUAGE) private readonly language: MerchantLanguage,
   ) {
@@ -165,6 +195,60 @@ export class RunsService {
     }
   }
 
+  /**
+   * Undoes a succeeded import run (contract section 11): a preview is computed and answered at once,
+   * writing nothing; otherwise the undo is queued as a run of the flow. Refused for anything but a
+   * succeeded import run, for an undo, for a run undone already and for one whose lists are gone.
+   */
+  async undo(admin: AdminPrincipal, runId: string, body: UndoRunDto): Promise<{ run: RunDocument; queued: boolean }> {
+    await this.visible(admin, runId);
+    const { rows } = await sql<{
+      trigger: string;
+      status: string;
+      preview: boolean;
+      direction: string;
+      undone_by: string | null;
+      expired: boolean;
+    }>`
+      select r.trigger, r.status, r.preview, f.direction, ${UNDONE_BY} as undone_by,
+        r.lists_purged_at is not null or r.created_at < now() - make_interval(days => ${RUN_LISTS_KEPT_DAYS})
+          or ((r.counts->>'changed')::int > 0 and not exists (select 1 from data_hub_run_rows c where c.run_id = r.id and c.list = 'changed')) as expired
+      from data_hub_runs r join data_hub_flows f on f.id = r.flow_id where r.id = ${runId}`.execute(this.db());
+    const run = rows[0];
+    if (run.trigger === 'undo') throw new ApiError('undo_of_undo');
+    if (run.direction !== 'import' || run.preview || run.status !== 'succeeded')
+      throw new ApiError('run_not_undoable', { details: { runStatus: run.status } });
+    if (run.undone_by) throw new ApiError('already_undone', { details: { undoneBy: run.undone_by } });
+    if (run.expired) throw new ApiError('undo_expired');
+    const override = body.overrideShrinkGuard
+      ? {
+          maxDeactivatePercent: body.overrideShrinkGuard.maxDeactivatePercent,
+          reason: body.overrideShrinkGuard.reason,
+          by: admin.staff!.email,
+        }
+      : null;
+    const insert = (em: EntityManager, status: 'queued' | 'running') =>
+      RunRecords.createUndo(this.records(em), { runId, preview: body.preview ?? false, status, override, requestedBy: admin.staff!.id });
+    if (body.preview) {
+      const undoId = await insert(this.em, 'running');
+      await this.job.attempt(await RunRecords.previewAttempt(this.records(), undoId), { retry: false });
+      return { run: await this.withFirstRows(undoId), queued: false };
+    }
+    try {
+      const undoId = await this.em.fork().transactional(async (em) => {
+        const id = await insert(em, 'queued');
+        await this.queue(id, em);
+        return id;
+      });
+      return { run: await this.document(undoId), queued: true };
+    } catch (error) {
+      const constraint = (error as { constraint?: string }).constraint;
+      if (constraint === 'data_hub_runs_one_at_a_time_index') throw new ApiError('run_in_progress');
+      if (constraint === 'data_hub_runs_undone_once_index') throw new ApiError('already_undone');
+      throw error;
+    }
+  }
+
   /** An attempt of the queued run's job, as the job queue runs it. */
   execute(runId: string): Promise<void> {
     return this.job.run(runId);
@@ -207,7 +291,7 @@ export class RunsService {
   private async perform(attempt: JobAttempt): Promise<void> {
     const runId = attempt.jobId;
     const { rows } = await sql<ClaimedRun>`
-      select id, store_id, flow_id, trigger, due_at, preview, requested_file, first_rows, mapping_version, override
+      select id, store_id, flow_id, trigger, undo_of, due_at, preview, requested_file, first_rows, mapping_version, override
       from data_hub_runs where id = ${runId}`.execute(this.db());
     const run = rows[0];
     await RunRecords.clearLists(this.records(), attempt);
@@ -228,6 +312,21 @@ export class RunsService {
     const { rows: versions } = await sql<{ structure: string; fields: MappingField[] }>`
       select m.structure, v.fields from data_hub_mappings m join data_hub_mapping_versions v on v.mapping_id = m.id and v.version = ${run.mapping_version}
       where m.id = ${flow.mapping_id}`.execute(this.db());
+    const shrinkGuard = { maxDeactivatePercent: flow.max_deactivate_percent, maxDeactivateCount: flow.max_deactivate_count };
+    if (run.undo_of) {
+      // An undo reads no source: its outcome is recorded with its changes when it succeeds, here otherwise.
+      const outcome = await this.undoer.run({
+        attempt,
+        storeId: run.store_id,
+        undoOf: run.undo_of,
+        structure: versions[0].structure,
+        preview: run.preview,
+        shrinkGuard,
+        overridePercent: run.override?.maxDeactivatePercent,
+      });
+      if (outcome.status !== 'succeeded' || run.preview) await this.record(attempt, outcome);
+      return;
+    }
     const scheduled = run.trigger === 'schedule' && !run.requested_file;
     const connection = await this.connections.storedIn(run.store_id, flow.connection_id);
     const request: RunRequest = {
@@ -253,7 +352,7 @@ export class RunsService {
     const outcome = await this.importer.run({
       ...request,
       replace: flow.mode === 'replace',
-      shrinkGuard: { maxDeactivatePercent: flow.max_deactivate_percent, maxDeactivateCount: flow.max_deactivate_count },
+      shrinkGuard,
       overridePercent: run.override?.maxDeactivatePercent,
       imported: scheduled ? await this.importedFiles(run.flow_id) : undefined,
     });
@@ -335,7 +434,9 @@ export class RunsService {
       rows: {
         rejected: of('rejected'),
         created: of('created'),
+        changed: of('changed'),
         deactivated: of('deactivated'),
+        conflicts: of('conflicts'),
       },
     };
   }

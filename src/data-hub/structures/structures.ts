@@ -15,7 +15,10 @@ export interface StructureField {
   label_en: string;
   label_ar: string;
   type: FieldType;
+  /** The key, or needed to create a record: a row that would create one without it is rejected (`required_to_create`). */
   required: boolean;
+  /** An import mapping may mark it `clearWhenEmpty`: an empty cell clears the record's value instead of leaving it. */
+  clearable: boolean;
   /** For `text`: the column's length. */
   maxLength?: number;
   /** For `status`: the values allowed. */
@@ -47,8 +50,18 @@ const field = (
   required: boolean,
   en: string,
   ar: string,
-  extra: Partial<Pick<StructureField, 'maxLength' | 'values'>> = {},
-): StructureField => ({ name, label_en: labelEn, label_ar: labelAr, type, required, ...extra, description_en: en, description_ar: ar });
+  extra: Partial<Pick<StructureField, 'maxLength' | 'values' | 'clearable'>> = {},
+): StructureField => ({
+  name,
+  label_en: labelEn,
+  label_ar: labelAr,
+  type,
+  required,
+  clearable: false,
+  ...extra,
+  description_en: en,
+  description_ar: ar,
+});
 
 /** The bilingual name and description every catalogue record has; names up to `nameLength` characters. */
 const names = (nameLength: number) => [
@@ -58,9 +71,11 @@ const names = (nameLength: number) => [
   field('name_ar', ['Name (Arabic)', 'الاسم بالعربية'], 'text', true, 'Name in Arabic.', 'الاسم بالعربية.', { maxLength: nameLength }),
   field('description_en', ['Description (English)', 'الوصف بالإنجليزية'], 'text', false, 'Description in English.', 'الوصف بالإنجليزية.', {
     maxLength: 20_000,
+    clearable: true,
   }),
   field('description_ar', ['Description (Arabic)', 'الوصف بالعربية'], 'text', false, 'Description in Arabic.', 'الوصف بالعربية.', {
     maxLength: 20_000,
+    clearable: true,
   }),
 ];
 
@@ -77,6 +92,7 @@ const COMPARE_AT_PRICE = field(
   false,
   'Price before a discount, in minor units.',
   'السعر قبل الخصم بالوحدات الصغرى.',
+  { clearable: true },
 );
 
 export const STRUCTURES: readonly Structure[] = [
@@ -96,8 +112,10 @@ export const STRUCTURES: readonly Structure[] = [
         'عنوان المنتج في المتجر، فريد: مفتاحه.',
       ),
       ...names(300),
-      field('category', ['Category', 'الفئة'], 'slug', false, 'The slug of its category.', 'المعرّف النصي لفئته.'),
-      field('brand', ['Brand', 'العلامة التجارية'], 'slug', false, 'The slug of its brand.', 'المعرّف النصي لعلامته التجارية.'),
+      field('category', ['Category', 'الفئة'], 'slug', false, 'The slug of its category.', 'المعرّف النصي لفئته.', { clearable: true }),
+      field('brand', ['Brand', 'العلامة التجارية'], 'slug', false, 'The slug of its brand.', 'المعرّف النصي لعلامته التجارية.', {
+        clearable: true,
+      }),
       field(
         'status',
         ['Status', 'الحالة'],
@@ -158,7 +176,9 @@ export const STRUCTURES: readonly Structure[] = [
     fields: [
       field('slug', SLUG_LABEL, 'slug', true, 'The category’s address in the store: the key.', 'عنوان الفئة في المتجر: المفتاح.'),
       ...names(200),
-      field('parent', ['Parent category', 'الفئة الأم'], 'slug', false, 'The slug of its parent category.', 'المعرّف النصي للفئة الأم.'),
+      field('parent', ['Parent category', 'الفئة الأم'], 'slug', false, 'The slug of its parent category.', 'المعرّف النصي للفئة الأم.', {
+        clearable: true,
+      }),
       field('position', POSITION_LABEL, 'integer', false, 'Order among its siblings.', 'الترتيب بين الفئات الشقيقة.'),
     ],
     deactivation: null,
@@ -190,8 +210,8 @@ export const STRUCTURES: readonly Structure[] = [
         'Email address, the customer’s identity in the store: the key.',
         'البريد الإلكتروني، هوية العميل في المتجر: المفتاح.',
       ),
-      field('first_name', ['First name', 'الاسم الأول'], 'text', false, 'First name.', 'الاسم الأول.', { maxLength: 100 }),
-      field('last_name', ['Last name', 'اسم العائلة'], 'text', false, 'Last name.', 'اسم العائلة.', { maxLength: 100 }),
+      field('first_name', ['First name', 'الاسم الأول'], 'text', false, 'First name.', 'الاسم الأول.', { maxLength: 100, clearable: true }),
+      field('last_name', ['Last name', 'اسم العائلة'], 'text', false, 'Last name.', 'اسم العائلة.', { maxLength: 100, clearable: true }),
       field(
         'phone',
         ['Phone', 'الهاتف'],
@@ -201,6 +221,7 @@ export const STRUCTURES: readonly Structure[] = [
         'رقم الهاتف بالصيغة الدولية (+966…).',
         {
           maxLength: 32,
+          clearable: true,
         },
       ),
       field('locale', ['Language', 'اللغة'], 'locale', false, 'Language of messages: ar or en.', 'لغة الرسائل: ar أو en.'),
@@ -264,15 +285,21 @@ export interface FieldProblem {
 
 const problem = (code: string, en: string, ar: string): FieldProblem => ({ code, message_en: en, message_ar: ar });
 
+export const isEmptyValue = (raw: unknown): boolean => raw === null || raw === undefined || (typeof raw === 'string' && isEmptyCell(raw));
+
 /**
  * The value a field takes from a transformed cell, or why it cannot: an empty cell of a required field,
  * text past the column's length, a slug or SKU of the wrong shape, a number that is not a whole one in
- * range, a boolean or locale not among the accepted spellings. Empty optional cells are null (left as is).
+ * range, a boolean or locale not among the accepted spellings. An empty cell is null (left as is) unless
+ * `required` (an import requires only the key: what creating a record needs is checked for a row that creates one).
  */
-export function checkValue(spec: StructureField, raw: unknown): { value: FieldValue } | { problem: FieldProblem } {
-  const empty = raw === null || raw === undefined || (typeof raw === 'string' && isEmptyCell(raw));
-  if (empty) {
-    return spec.required ? { problem: problem('required', 'This field needs a value.', 'هذا الحقل يحتاج إلى قيمة.') } : { value: null };
+export function checkValue(
+  spec: StructureField,
+  raw: unknown,
+  required = spec.required,
+): { value: FieldValue } | { problem: FieldProblem } {
+  if (isEmptyValue(raw)) {
+    return required ? { problem: problem('required', 'This field needs a value.', 'هذا الحقل يحتاج إلى قيمة.') } : { value: null };
   }
   if (Array.isArray(raw) || typeof raw === 'object')
     return {

@@ -1,11 +1,6 @@
 import type { PoolClient } from 'pg';
-import {
-  IMPORT_STAGING,
-  KeyedImport,
-  resolveReferences,
-  type StagedRejection,
-  type StagedRow,
-} from '../../infra/database/record-import.js';
+import { KeyedImport } from '../../infra/database/keyed-import.js';
+import { IMPORT_STAGING, resolveReferences, type StagedRejection, type StagedRow } from '../../infra/database/record-import.js';
 
 /**
  * How the data hub's imports write the catalogue (structures products, variants, stock, prices,
@@ -13,7 +8,12 @@ import {
  * `replace` deactivates. Changes go through the tables' triggers, so the catalogue cache, search and
  * Insights see them as they see any other write.
  */
-const NAMES = { name_en: 'name_en', name_ar: 'name_ar', description_en: 'description_en', description_ar: 'description_ar' } as const;
+const NAMES = {
+  name_en: 'name_en',
+  name_ar: 'name_ar',
+  description_en: { column: 'description_en', clearedTo: "''" },
+  description_ar: { column: 'description_ar', clearedTo: "''" },
+};
 const NAME_COLUMNS = { name_en: 'text', name_ar: 'text', description_en: 'text', description_ar: 'text' } as const;
 const NEW_NAMES = {
   name_en: 's.name_en',
@@ -24,7 +24,12 @@ const NEW_NAMES = {
 
 const VARIANT = { en: 'variant with SKU', ar: 'صنف برمز' };
 /** A variant out of stock is what `replace` leaves of one the file no longer holds (variants have no status). */
-const VARIANT_DEACTIVATION = { active: 'r.stock > 0', set: 'stock = 0' };
+const VARIANT_DEACTIVATION = { active: 'r.stock > 0', set: { stock: '0' } };
+const COMPARE_AT_PRICE = { column: 'compare_at_price', clearedTo: 'null' };
+/** A slug as a file writes it, for a column holding the id of a record of `table`. */
+const slugOf = (table: string) => (id: string) => `(select slug from ${table} where id = ${id})`;
+/** Nothing else of the store refers to a category or brand (SQL over `r`). */
+const CATEGORY_UNUSED = `not exists (select 1 from products p where p.category_id = r.id) and not exists (select 1 from categories c where c.parent_id = r.id)`;
 
 export const stockImport = new KeyedImport(
   { table: 'product_variants', key: 'sku', keyField: 'sku', sets: { stock: 'stock' }, deactivation: VARIANT_DEACTIVATION, noun: VARIANT },
@@ -32,7 +37,7 @@ export const stockImport = new KeyedImport(
 );
 
 export const pricesImport = new KeyedImport(
-  { table: 'product_variants', key: 'sku', keyField: 'sku', sets: { price: 'price', compare_at_price: 'compare_at_price' }, noun: VARIANT },
+  { table: 'product_variants', key: 'sku', keyField: 'sku', sets: { price: 'price', compare_at_price: COMPARE_AT_PRICE }, noun: VARIANT },
   { price: 'int', compare_at_price: 'int' },
 );
 
@@ -41,7 +46,13 @@ export const variantsImport = new KeyedImport(
     table: 'product_variants',
     key: 'sku',
     keyField: 'sku',
-    sets: { product_id: 'product_id', price: 'price', compare_at_price: 'compare_at_price', stock: 'stock', position: 'position' },
+    sets: {
+      product_id: { column: 'product_id', field: 'product', shown: slugOf('products') },
+      price: 'price',
+      compare_at_price: COMPARE_AT_PRICE,
+      stock: 'stock',
+      position: 'position',
+    },
     creates: {
       product_id: 's.product_id',
       options: `'[]'::jsonb`,
@@ -69,10 +80,15 @@ export const productsImport = new KeyedImport(
     table: 'products',
     key: 'slug',
     keyField: 'slug',
-    sets: { ...NAMES, category_id: 'category_id', brand_id: 'brand_id', status: 'status' },
+    sets: {
+      ...NAMES,
+      category_id: { column: 'category_id', field: 'category', shown: slugOf('categories'), clearedTo: 'null' },
+      brand_id: { column: 'brand_id', field: 'brand', shown: slugOf('brands'), clearedTo: 'null' },
+      status: 'status',
+    },
     touch: 'updated_at = now()',
     creates: { ...NEW_NAMES, category_id: 's.category_id', brand_id: 's.brand_id', status: "coalesce(s.status, 'active')" },
-    deactivation: { active: "r.status <> 'archived'", set: "status = 'archived', updated_at = now()" },
+    deactivation: { active: "r.status <> 'archived'", set: { status: "'archived'::text" } },
     noun: { en: 'product', ar: 'منتجًا بالمعرّف' },
   },
   { ...NAME_COLUMNS, category: 'text', brand: 'text', status: 'text' },
@@ -87,7 +103,15 @@ export const productsImport = new KeyedImport(
 );
 
 export const brandsImport = new KeyedImport(
-  { table: 'brands', key: 'slug', keyField: 'slug', sets: NAMES, creates: NEW_NAMES, noun: { en: 'brand', ar: 'علامة تجارية بالمعرّف' } },
+  {
+    table: 'brands',
+    key: 'slug',
+    keyField: 'slug',
+    sets: NAMES,
+    creates: NEW_NAMES,
+    unused: 'not exists (select 1 from products p where p.brand_id = r.id)',
+    noun: { en: 'brand', ar: 'علامة تجارية بالمعرّف' },
+  },
   NAME_COLUMNS,
 );
 
@@ -96,8 +120,13 @@ export const categoriesImport = new KeyedImport(
     table: 'categories',
     key: 'slug',
     keyField: 'slug',
-    sets: { ...NAMES, parent_id: 'parent_id', position: 'position' },
+    sets: {
+      ...NAMES,
+      parent_id: { column: 'parent_id', field: 'parent', shown: slugOf('categories'), clearedTo: 'null' },
+      position: 'position',
+    },
     creates: { id: 's.id', ...NEW_NAMES, parent_id: 's.parent_id', path: 'array[s.id]', position: 'coalesce(s.position, 0)' },
+    unused: CATEGORY_UNUSED,
     noun: { en: 'category', ar: 'فئة بالمعرّف' },
   },
   { ...NAME_COLUMNS, parent: 'text', position: 'int' },

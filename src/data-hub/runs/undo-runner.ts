@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { createUndoTables, dropImportTables } from '../../infra/database/record-import.js';
+import type { JobAttempt } from '../../infra/jobs/tracked-job.js';
+import type { RunCounts } from '../entities/run.entity.js';
+import { RECORD_IMPORTS } from './record-imports.js';
+import { RunRecords } from './run-records.js';
+import { RunsDatabase } from './runs-database.js';
+import { shrinkGuardRefusal, type ShrinkGuard } from './shrink-guard.js';
+
+export interface UndoRequest {
+  attempt: JobAttempt;
+  storeId: string;
+  /** The run taken back. */
+  undoOf: string;
+  structure: string;
+  preview: boolean;
+  shrinkGuard: ShrinkGuard;
+  overridePercent?: number;
+}
+
+export interface UndoOutcome {
+  status: 'succeeded' | 'refused' | 'failed';
+  counts: RunCounts;
+  refusal: Record<string, unknown> | null;
+  error: { code: string; message_en: string; message_ar: string } | null;
+}
+
+const EXPIRED = {
+  code: 'undo_expired',
+  message_en: 'The run’s lists were removed after 90 days while this undo waited: nothing was changed.',
+  message_ar: 'حُذفت قوائم التشغيل بعد 90 يومًا بينما كان هذا التراجع ينتظر: لم يتغير شيء.',
+};
+
+/**
+ * An undo (contract section 11): a succeeded import run taken back in one transaction, all or nothing.
+ * Fields it changed go back to their values before it, records it deactivated are active again, records
+ * it created are deactivated; a field anyone changed since (a sale, a later run, the dashboard) is left as
+ * it is and listed as a conflict. Deactivating what the run created passes the shrink guard as any run
+ * does. `read` counts the records of the run's lists: `read = changed + deactivated + unchanged`.
+ */
+const NOTHING: RunCounts = { read: 0, changed: 0, created: 0, deactivated: 0, rejected: 0, unchanged: 0, sent: 0, conflicts: 0 };
+
+@Injectable()
+export class UndoRunner {
+  constructor(private readonly database: RunsDatabase) {}
+
+  async run(request: UndoRequest): Promise<UndoOutcome> {
+    const client = await this.database.pool.connect();
+    try {
+      await client.query('begin');
+      await createUndoTables(client);
+      if ((await RunRecords.stageUndo(client, request.undoOf)) === 'purged') {
+        await client.query('rollback');
+        return { status: 'failed', counts: { ...NOTHING }, refusal: null, error: EXPIRED };
+      }
+      // A preview cannot write: only the session's temporary tables take rows.
+      if (request.preview) await client.query('set local transaction_read_only = on');
+      const plan = await RECORD_IMPORTS[request.structure].undo(client, request.storeId, request.preview);
+      const counts: RunCounts = {
+        ...NOTHING,
+        read: plan.records,
+        changed: plan.restored,
+        deactivated: plan.deactivated,
+        unchanged: plan.unchanged,
+        conflicts: plan.conflicts,
+      };
+      const refusal = shrinkGuardRefusal(request.shrinkGuard, request.overridePercent, plan.deactivated, plan.activeRecords);
+      if (refusal) {
+        await client.query('rollback');
+        return { status: 'refused', counts, refusal, error: null };
+      }
+      if (request.preview) {
+        await client.query('commit');
+        await RunRecords.keepImportOutcome(client, request.attempt);
+        return { status: 'succeeded', counts, refusal: null, error: null };
+      }
+      await RunRecords.keepImportOutcome(client, request.attempt);
+      // Recorded in the same transaction, as this attempt's: one a later attempt replaced rolls its changes back here.
+      await RunRecords.record(client, request.attempt, { status: 'succeeded', counts });
+      await client.query('commit');
+      await RunRecords.finished(client, request.attempt);
+      return { status: 'succeeded', counts, refusal: null, error: null };
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      await dropImportTables(client).catch(() => undefined);
+      client.release();
+    }
+  }
+}
