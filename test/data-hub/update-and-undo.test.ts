@@ -279,6 +279,11 @@ describe('data hub imports update by key, list every change, and can be undone (
     const stranger = await staffToken(t.app, await addStaff(t.app, other.storeId, 'owner'));
     expectProblem(await adminCall(t.app, 'POST', `${HUB}/runs/${run.id}/undo`, stranger, {}), 404, 'not_found');
     expectProblem(await call('POST', `${HUB}/runs/${run.id}/undo`, { preview: 'yes' }), 400, 'validation_failed');
+    // A run from before undo existed kept no values before its changes.
+    const legacy = await runs.runNow(await runs.importFlow('stock', ['sku', 'stock'], 'late.csv'));
+    await t.db.query(`update data_hub_runs set changes_listed = false where id = $1`, [legacy.id]);
+    expectProblem(await call('POST', `${HUB}/runs/${legacy.id}/undo`, {}), 410, 'undo_expired');
+    expect(ok(await call('GET', `${HUB}/runs/${legacy.id}`)).undoableUntil).toBeNull();
     await t.db.query(`update data_hub_runs set created_at = now() - interval '91 days' where id = $1`, [run.id]);
     const expired = expectProblem(await call('POST', `${HUB}/runs/${run.id}/undo`, {}), 410, 'undo_expired');
     expect(expired.message_ar).toMatch(ARABIC);

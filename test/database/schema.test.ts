@@ -40,6 +40,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   '0019-insights-schedule-connections': 'a32b5039c4569a5e90dbd402a4857778e8e69ef3dad408ca95a84e177da5d5f8',
   '0020-data-hub-imports': '96320027143e5107eae6693205cf241e76c6daec85e5cb1ac77197cf94f38765',
   '0021-data-hub-formula-safety': 'b9677931a48479bc801c2cda4eba925c2d641a22c3a70763a4ddcabd4dbf9aa4',
+  '0022-insights-records-path': '7e4520fe0a40e62988c453c7c9d02e2b3af82fb4b7ff3b7f517624d45962bed0',
+  '0023-data-hub-undo': '6544da08ac6ee6daa72e532e734406a770c5a7d343c41fdaa4c727ce4386a63f',
 };
 
 describe('schema', () => {

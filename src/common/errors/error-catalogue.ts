@@ -353,8 +353,9 @@ export const ERRORS = {
   run_not_undoable: {
     status: 409,
     title: 'Conflict',
-    message_en: 'Only an import run that succeeded can be undone: not a preview, an export, or a run that failed or changed nothing.',
-    message_ar: 'لا يمكن التراجع إلا عن تشغيل استيراد نجح: لا عن معاينة أو تصدير أو تشغيل فشل أو لم يغيّر شيئًا.',
+    message_en:
+      'Only an import run that succeeded can be undone: not a preview, an export, or a run that failed, was refused or is still going.',
+    message_ar: 'لا يمكن التراجع إلا عن تشغيل استيراد نجح: لا عن معاينة أو تصدير أو تشغيل فشل أو رُفض أو ما زال جاريًا.',
   },
   undo_of_undo: {
     status: 409,
@@ -371,8 +372,9 @@ export const ERRORS = {
   undo_expired: {
     status: 410,
     title: 'Gone',
-    message_en: 'This run is older than 90 days: the record of what it changed was removed, so it can no longer be undone.',
-    message_ar: 'مضى على هذا التشغيل أكثر من 90 يومًا: حُذف سجل ما غيّره، فلم يعد التراجع عنه ممكنًا.',
+    message_en:
+      'This run can no longer be undone: the record of what it changed is kept 90 days (and runs from before undo existed kept none).',
+    message_ar: 'لم يعد التراجع عن هذا التشغيل ممكنًا: يُحفظ سجل ما غيّره 90 يومًا (ولم تحفظ التشغيلات السابقة لميزة التراجع أي سجل).',
   },
   run_lists_purged: {
     status: 410,

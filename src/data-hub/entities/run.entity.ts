@@ -79,6 +79,8 @@ const RunSchema = defineEntity({
     alertedAt: p.datetime().nullable(),
     /** When its lists were purged (90 days on): it can no longer be undone. */
     listsPurgedAt: p.datetime().nullable(),
+    /** Its lists keep each change's values before (false for runs made before undo existed: those cannot be undone). */
+    changesListed: p.boolean().default(true),
   },
 });
 

@@ -40,12 +40,14 @@ const RUN_FAILED: JobFailure = {
 /** The undo of a run that took it back, or is doing so (a run is undone once). */
 const UNDONE_BY = sql`(select u.id from data_hub_runs u where u.undo_of = r.id and not u.preview and u.status in ('queued', 'running', 'succeeded'))`;
 
+/** Whether a run's lists still hold what undoing it needs: kept (90 days, not purged), with each change's values before. */
+const LISTS_KEPT = sql`(r.changes_listed and r.lists_purged_at is null and r.created_at > now() - make_interval(days => ${RUN_LISTS_KEPT_DAYS}))`;
+
 const DOC = sql`json_build_object(
   'id', r.id, 'flowId', r.flow_id, 'trigger', r.trigger, 'preview', r.preview, 'status', r.status, 'counts', r.counts,
   'file', r.file, 'firstRows', r.first_rows, 'mappingVersion', r.mapping_version, 'formulaSafety', r.formula_safety,
   'refusal', r.refusal, 'override', r.override, 'error', r.error, 'undoOf', r.undo_of, 'undoneBy', ${UNDONE_BY},
-  'undoableUntil', case when r.trigger <> 'undo' and r.status = 'succeeded' and not r.preview and r.lists_purged_at is null
-    and r.created_at > now() - make_interval(days => ${RUN_LISTS_KEPT_DAYS})
+  'undoableUntil', case when r.trigger <> 'undo' and r.status = 'succeeded' and not r.preview and ${LISTS_KEPT}
     and exists (select 1 from data_hub_flows f where f.id = r.flow_id and f.direction = 'import')
     then iso_utc(r.created_at + make_interval(days => ${RUN_LISTS_KEPT_DAYS})) end,
   'listsPurgedAt', iso_utc(r.lists_purged_at),
@@ -211,8 +213,7 @@ export class RunsService {
       expired: boolean;
     }>`
       select r.trigger, r.status, r.preview, f.direction, ${UNDONE_BY} as undone_by,
-        r.lists_purged_at is not null or r.created_at < now() - make_interval(days => ${RUN_LISTS_KEPT_DAYS})
-          or ((r.counts->>'changed')::int > 0 and not exists (select 1 from data_hub_run_rows c where c.run_id = r.id and c.list = 'changed')) as expired
+        not ${LISTS_KEPT} as expired
       from data_hub_runs r join data_hub_flows f on f.id = r.flow_id where r.id = ${runId}`.execute(this.db());
     const run = rows[0];
     if (run.trigger === 'undo') throw new ApiError('undo_of_undo');
