@@ -4,7 +4,6 @@ import type { PoolClient } from 'pg';
 import type { Bilingual } from '../../common/bilingual.js';
 import {
   createImportTables,
-  dropImportTables,
   IMPORT_STAGING,
   stagedValues,
   type CreationField,
@@ -177,9 +176,7 @@ export class ImportRunner {
       }
     }
     const importer = RECORD_IMPORTS[request.structure.name];
-    const client = await this.database.pool.connect();
-    try {
-      await client.query('begin');
+    return this.database.transaction(async (client) => {
       await createImportTables(client, importer);
       // A preview cannot write: only the session's temporary tables take rows.
       if (request.preview) await client.query('set local transaction_read_only = on');
@@ -240,20 +237,9 @@ export class ImportRunner {
         return { status: 'succeeded', refusal: null, error: null };
       }
       await importer.apply(client, request.storeId, request.replace);
-      await RunRecords.keepImportOutcome(client, request.attempt);
-      // Recorded in the same transaction, as this attempt's: one a later attempt replaced rolls its changes back here.
-      await RunRecords.record(client, request.attempt, { status: 'succeeded', counts, file: reading.file });
-      await client.query('commit');
-      // The commit runs the deferred triggers (search refreshes the products that changed): the run ends after it.
-      await RunRecords.finished(client, request.attempt);
+      await RunRecords.commitSucceeded(client, request.attempt, { status: 'succeeded', counts, file: reading.file });
       return { status: 'succeeded', refusal: null, error: null };
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      await dropImportTables(client).catch(() => undefined);
-      client.release();
-    }
+    });
   }
 
   /** A key the rows hold twice: its first row counts, each later one is rejected naming the first. */

@@ -180,9 +180,16 @@ export const RunRecords = {
     requireCurrent(attempt, rowCount);
   },
 
-  /** The end of a run whose outcome was recorded inside its transaction: after the commit and what the commit ran. */
-  async finished(db: Queryable, attempt: JobAttempt): Promise<void> {
-    await db.query(`update data_hub_runs set finished_at = clock_timestamp() where ${CURRENT}`, [attempt.jobId, attempt.number]);
+  /**
+   * A run that succeeded, committed with its changes: its lists and outcome recorded in its transaction, as
+   * this attempt's (one a later attempt replaced rolls everything back here), then the commit, which runs
+   * the deferred triggers (search refreshes the products that changed): the run ends after it.
+   */
+  async commitSucceeded(client: Queryable, attempt: JobAttempt, outcome: RunOutcomeRecord): Promise<void> {
+    await RunRecords.keepImportOutcome(client, attempt);
+    await RunRecords.record(client, attempt, outcome);
+    await client.query('commit');
+    await client.query(`update data_hub_runs set finished_at = clock_timestamp() where ${CURRENT}`, [attempt.jobId, attempt.number]);
   },
 
   /** Back in the queue after a failed attempt, to be tried again, the failure shown meanwhile. */

@@ -33,15 +33,13 @@ export class RunRetentionScheduler {
   async purge(): Promise<{ runs: number; rows: number }> {
     const total = { runs: 0, rows: 0 };
     for (;;) {
-      const batch = await this.em
-        .fork()
-        .transactional((em) =>
-          RunRecords.purgeLists(queryableOf(em.getKysely() as Kysely<unknown>), {
-            olderThanDays: RUN_LISTS_KEPT_DAYS,
-            runs: RUNS_PER_BATCH,
-            rows: ROWS_PER_BATCH,
-          }),
-        );
+      const batch = await this.em.fork().transactional((em) =>
+        RunRecords.purgeLists(queryableOf(em.getKysely() as Kysely<unknown>), {
+          olderThanDays: RUN_LISTS_KEPT_DAYS,
+          runs: RUNS_PER_BATCH,
+          rows: ROWS_PER_BATCH,
+        }),
+      );
       if (batch.runs === 0) return total;
       total.runs += batch.runs;
       total.rows += batch.rows;

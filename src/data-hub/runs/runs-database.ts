@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import pg from 'pg';
+import pg, { type PoolClient } from 'pg';
+import { dropImportTables } from '../../infra/database/record-import.js';
 import { DatabaseConnection } from '../../infra/database/database-connection.js';
 
 /**
@@ -13,6 +14,24 @@ export class RunsDatabase implements OnModuleDestroy {
   constructor(database: DatabaseConnection) {
     this.pool = new pg.Pool({ connectionString: database.url, max: 4, application_name: 'storefront data hub runs' });
     this.pool.on('error', () => undefined); // an idle client's lost connection is replaced on the next connect
+  }
+
+  /**
+   * A run's transaction on a connection of its own: begun, rolled back when `work` throws (whatever it
+   * committed stays), its temporary tables dropped and the connection released however it ends.
+   */
+  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      return await work(client);
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      await dropImportTables(client).catch(() => undefined);
+      client.release();
+    }
   }
 
   async onModuleDestroy(): Promise<void> {

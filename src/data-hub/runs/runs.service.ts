@@ -13,7 +13,7 @@ import type { JobAttempt, JobFailure, TrackedJob } from '../../infra/jobs/tracke
 import { NotificationsService } from '../../notifications/notifications.service.js';
 import { ConnectionsService } from '../connections/connections.service.js';
 import { ConnectorRegistry } from '../connectors/connector-registry.js';
-import type { StartRunDto, UndoRunDto } from '../dto/run.dto.js';
+import type { ShrinkGuardOverrideDto, StartRunDto, UndoRunDto } from '../dto/run.dto.js';
 import type { FieldChange } from '../../infra/database/record-import.js';
 import type { MappingField } from '../entities/mapping.entity.js';
 import type { RunList } from '../entities/run.entity.js';
@@ -88,6 +88,11 @@ function listItem(list: RunList, row: StoredRunRow) {
   }
 }
 
+/** A one-time lift of the shrink guard as a run records it: the threshold, why, and who asked. */
+function overrideOf(admin: AdminPrincipal, override: ShrinkGuardOverrideDto | undefined) {
+  return override ? { maxDeactivatePercent: override.maxDeactivatePercent, reason: override.reason, by: admin.staff!.email } : null;
+}
+
 interface ClaimedRun {
   id: string;
   store_id: string;
@@ -159,13 +164,6 @@ export class RunsService {
     }
     const { rows: mappings } = await sql<{ version: number }>`
       select version from data_hub_mappings where id = ${flow.mappingId}`.execute(this.db());
-    const override = body.overrideShrinkGuard
-      ? {
-          maxDeactivatePercent: body.overrideShrinkGuard.maxDeactivatePercent,
-          reason: body.overrideShrinkGuard.reason,
-          by: admin.staff!.email,
-        }
-      : null;
     const insert = (em: EntityManager, status: 'queued' | 'running') =>
       RunRecords.create(this.records(em), {
         storeId: admin.storeId,
@@ -175,26 +173,10 @@ export class RunsService {
         requestedFile: body.file ?? null,
         firstRows: body.firstRows ?? null,
         mappingVersion: mappings[0].version,
-        override,
+        override: overrideOf(admin, body.overrideShrinkGuard),
         requestedBy: admin.staff!.id,
       });
-    if (body.preview) {
-      const runId = await insert(this.em, 'running');
-      // A preview is answered at once: its one attempt is not retried, its failure recorded as it happens.
-      await this.job.attempt(await RunRecords.previewAttempt(this.records(), runId), { retry: false });
-      return { run: await this.withFirstRows(runId), queued: false };
-    }
-    try {
-      const runId = await this.em.fork().transactional(async (em) => {
-        const id = await insert(em, 'queued');
-        await this.queue(id, em);
-        return id;
-      });
-      return { run: await this.document(runId), queued: true };
-    } catch (error) {
-      if ((error as { constraint?: string }).constraint === 'data_hub_runs_one_at_a_time_index') throw new ApiError('run_in_progress');
-      throw error;
-    }
+    return this.begin(insert, body.preview ?? false);
   }
 
   /**
@@ -221,27 +203,38 @@ export class RunsService {
       throw new ApiError('run_not_undoable', { details: { runStatus: run.status } });
     if (run.undone_by) throw new ApiError('already_undone', { details: { undoneBy: run.undone_by } });
     if (run.expired) throw new ApiError('undo_expired');
-    const override = body.overrideShrinkGuard
-      ? {
-          maxDeactivatePercent: body.overrideShrinkGuard.maxDeactivatePercent,
-          reason: body.overrideShrinkGuard.reason,
-          by: admin.staff!.email,
-        }
-      : null;
     const insert = (em: EntityManager, status: 'queued' | 'running') =>
-      RunRecords.createUndo(this.records(em), { runId, preview: body.preview ?? false, status, override, requestedBy: admin.staff!.id });
-    if (body.preview) {
-      const undoId = await insert(this.em, 'running');
-      await this.job.attempt(await RunRecords.previewAttempt(this.records(), undoId), { retry: false });
-      return { run: await this.withFirstRows(undoId), queued: false };
+      RunRecords.createUndo(this.records(em), {
+        runId,
+        preview: body.preview ?? false,
+        status,
+        override: overrideOf(admin, body.overrideShrinkGuard),
+        requestedBy: admin.staff!.id,
+      });
+    return this.begin(insert, body.preview ?? false);
+  }
+
+  /**
+   * A run asked for by a member: a preview is recorded running and its one attempt made at once (not
+   * retried, its failure recorded as it happens); otherwise it is recorded queued with its job, in one
+   * transaction, or refused when the flow has a run going or (an undo) the run is being undone.
+   */
+  private async begin(
+    insert: (em: EntityManager, status: 'queued' | 'running') => Promise<string>,
+    preview: boolean,
+  ): Promise<{ run: RunDocument; queued: boolean }> {
+    if (preview) {
+      const runId = await insert(this.em, 'running');
+      await this.job.attempt(await RunRecords.previewAttempt(this.records(), runId), { retry: false });
+      return { run: await this.withFirstRows(runId), queued: false };
     }
     try {
-      const undoId = await this.em.fork().transactional(async (em) => {
+      const runId = await this.em.fork().transactional(async (em) => {
         const id = await insert(em, 'queued');
         await this.queue(id, em);
         return id;
       });
-      return { run: await this.document(undoId), queued: true };
+      return { run: await this.document(runId), queued: true };
     } catch (error) {
       const constraint = (error as { constraint?: string }).constraint;
       if (constraint === 'data_hub_runs_one_at_a_time_index') throw new ApiError('run_in_progress');

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { createUndoTables, dropImportTables } from '../../infra/database/record-import.js';
+import { createUndoTables } from '../../infra/database/record-import.js';
 import type { JobAttempt } from '../../infra/jobs/tracked-job.js';
 import type { RunCounts } from '../entities/run.entity.js';
 import { RECORD_IMPORTS } from './record-imports.js';
@@ -45,9 +45,7 @@ export class UndoRunner {
   constructor(private readonly database: RunsDatabase) {}
 
   async run(request: UndoRequest): Promise<UndoOutcome> {
-    const client = await this.database.pool.connect();
-    try {
-      await client.query('begin');
+    return this.database.transaction(async (client) => {
       await createUndoTables(client);
       if ((await RunRecords.stageUndo(client, request.undoOf)) === 'purged') {
         await client.query('rollback');
@@ -74,18 +72,8 @@ export class UndoRunner {
         await RunRecords.keepImportOutcome(client, request.attempt);
         return { status: 'succeeded', counts, refusal: null, error: null };
       }
-      await RunRecords.keepImportOutcome(client, request.attempt);
-      // Recorded in the same transaction, as this attempt's: one a later attempt replaced rolls its changes back here.
-      await RunRecords.record(client, request.attempt, { status: 'succeeded', counts });
-      await client.query('commit');
-      await RunRecords.finished(client, request.attempt);
+      await RunRecords.commitSucceeded(client, request.attempt, { status: 'succeeded', counts });
       return { status: 'succeeded', counts, refusal: null, error: null };
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      await dropImportTables(client).catch(() => undefined);
-      client.release();
-    }
+    });
   }
 }
