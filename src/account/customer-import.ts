@@ -27,7 +27,7 @@ export const customersImport = new KeyedImport(
       marketing_opt_in: 'coalesce(s.marketing_opt_in, false)',
     },
     // A shopper the import created and nobody has used since: no password set, no order, cart or search.
-    unused: `r.password_hash is null and not exists (select 1 from orders o where o.shopper_id = r.id)
+    unused: () => `r.password_hash is null and not exists (select 1 from orders o where o.shopper_id = r.id)
       and not exists (select 1 from carts c where c.shopper_id = r.id) and not exists (select 1 from searches q where q.shopper_id = r.id)`,
     noun: { en: 'customer', ar: 'عميل بالبريد' },
   },

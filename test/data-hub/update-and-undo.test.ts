@@ -267,6 +267,39 @@ describe('data hub imports update by key, list every change, and can be undone (
       { key: 'undo-brand-0', recordId: expect.any(String), field: null, runAfter: null, now: null, reason: 'in_use' },
     ]);
     expect(await brandCount()).toBe(brandsBefore + 1);
+
+    // A category tree the run created goes whole; one a product was put in since stays.
+    await upload(
+      'tree.csv',
+      csv(
+        'slug,name_en,name_ar,parent',
+        'tree-a,A,أ,',
+        'tree-b,B,ب,tree-a',
+        'tree-c,C,ج,tree-b',
+        'tree-d,D,د,tree-a',
+        'tree-e,E,هـ,tree-d',
+      ),
+    );
+    const tree = await runs.runNow(await runs.importFlow('categories', ['slug', 'name_en', 'name_ar', 'parent'], 'tree.csv'));
+    expect(tree.counts.created).toBe(5);
+    await t.db.query(
+      `update products set category_id = (select id from categories where store_id = $1 and slug = 'tree-e') where id = (select id from products where store_id = $1 order by slug limit 1)`,
+      [store.storeId],
+    );
+    const prunedTree = await runs.undo(tree.id, { overrideShrinkGuard: { maxDeactivatePercent: 100, reason: 'a wrong tree' } });
+    expect(prunedTree.counts).toMatchObject({ read: 5, deactivated: 2, unchanged: 3, conflicts: 3 });
+    expect((await runs.list(prunedTree.id, 'conflicts')).map((conflict) => [conflict.key, conflict.reason])).toEqual([
+      ['tree-a', 'in_use'],
+      ['tree-d', 'in_use'],
+      ['tree-e', 'in_use'],
+    ]);
+    expect(
+      (
+        await t.db.rows<{ slug: string }>(`select slug from categories where store_id = $1 and slug like 'tree-%' order by slug`, [
+          store.storeId,
+        ])
+      ).map((row) => row.slug),
+    ).toEqual(['tree-a', 'tree-d', 'tree-e']);
   });
 
   it('refuses an undo once the run’s lists are past 90 days, and to anyone who may not manage flows', async () => {

@@ -43,10 +43,11 @@ export interface KeyedRecords {
    */
   deactivation?: { active: string; set: Readonly<Record<string, string>> };
   /**
-   * Where there is no deactivation: whether a record an import created is unused (SQL over `r`), so that
-   * its undo removes it. One in use is left, as a conflict.
+   * Where there is no deactivation: whether a record an import created is unused (SQL over `r`) by
+   * anything but the records its undo removes too (`removed`: SQL of their ids), so that the undo removes
+   * it. One in use is left, as a conflict.
    */
-  unused?: string;
+  unused?: (removed: string) => string;
   noun: { en: string; ar: string };
 }
 
@@ -338,10 +339,15 @@ export class KeyedImport implements RecordImport {
       `update ${UNDO_STAGING} set conflict = true where column_name is not null and (not found or now is distinct from run_after)`,
     );
     if (unused) {
-      await client.query(
-        `update ${UNDO_STAGING} u set conflict = true from ${table} r
-         where u.list = 'created' and u.column_name is null and r.id = u.record_id and not (${unused})`,
-      );
+      // A record in use only by others this undo removes goes too (a category tree the run created): marked until none is left to mark.
+      const removed = `(select record_id from ${UNDO_STAGING} where list = 'created' and found and not conflict)`;
+      for (;;) {
+        const { rowCount } = await client.query(
+          `update ${UNDO_STAGING} u set conflict = true from ${table} r
+           where u.list = 'created' and u.column_name is null and not u.conflict and r.id = u.record_id and not (${unused(removed)})`,
+        );
+        if (!rowCount) break;
+      }
     }
     // A record the run created is deactivated (or removed) only whole: when none of its fields is a conflict.
     const taken = `(select record_id from ${UNDO_STAGING} where list = 'created' group by record_id having bool_and(found and not conflict))`;

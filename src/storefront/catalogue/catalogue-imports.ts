@@ -28,8 +28,10 @@ const VARIANT_DEACTIVATION = { active: 'r.stock > 0', set: { stock: '0' } };
 const COMPARE_AT_PRICE = { column: 'compare_at_price', clearedTo: 'null' };
 /** A slug as a file writes it, for a column holding the id of a record of `table`. */
 const slugOf = (table: string) => (id: string) => `(select slug from ${table} where id = ${id})`;
-/** Nothing else of the store refers to a category or brand (SQL over `r`). */
-const CATEGORY_UNUSED = `not exists (select 1 from products p where p.category_id = r.id) and not exists (select 1 from categories c where c.parent_id = r.id)`;
+/** No product is in the category, and no category under it but those removed with it (SQL over `r`). */
+const categoryUnused = (removed: string) =>
+  `not exists (select 1 from products p where p.category_id = r.id)
+   and not exists (select 1 from categories c where c.parent_id = r.id and c.id not in ${removed})`;
 
 export const stockImport = new KeyedImport(
   { table: 'product_variants', key: 'sku', keyField: 'sku', sets: { stock: 'stock' }, deactivation: VARIANT_DEACTIVATION, noun: VARIANT },
@@ -109,7 +111,7 @@ export const brandsImport = new KeyedImport(
     keyField: 'slug',
     sets: NAMES,
     creates: NEW_NAMES,
-    unused: 'not exists (select 1 from products p where p.brand_id = r.id)',
+    unused: () => 'not exists (select 1 from products p where p.brand_id = r.id)',
     noun: { en: 'brand', ar: 'علامة تجارية بالمعرّف' },
   },
   NAME_COLUMNS,
@@ -126,7 +128,7 @@ export const categoriesImport = new KeyedImport(
       position: 'position',
     },
     creates: { id: 's.id', ...NEW_NAMES, parent_id: 's.parent_id', path: 'array[s.id]', position: 'coalesce(s.position, 0)' },
-    unused: CATEGORY_UNUSED,
+    unused: categoryUnused,
     noun: { en: 'category', ar: 'فئة بالمعرّف' },
   },
   { ...NAME_COLUMNS, parent: 'text', position: 'int' },
