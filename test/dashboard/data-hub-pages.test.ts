@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import type { TestStore } from '../support/fixtures.js';
 import { useTestApp } from '../support/harness.js';
 import { ok } from '../support/responses.js';
 import { startSshd, type SshdPeer } from '../support/peers/sshd.js';
+import { activeDrop, HUB, stockMapping } from '../data-hub/hub-fixtures.js';
 import { buildDashboard, expectAccessible, launchChromium, shoot } from './browser.js';
 
 /**
@@ -22,7 +23,10 @@ import { buildDashboard, expectAccessible, launchChromium, shoot } from './brows
  * and their reasons; a run started from the flow's page, followed by its runs list until it ends; pause
  * and mute; Arabic right to left; pickers that offer every one of more than 100 connections and
  * mappings; a member who may only read and a support session without write controls; 409
- * connection_in_use. axe-core on each state, screenshots (hub-*) under test-results/dashboard/.
+ * connection_in_use; a run's changes field by field and its rejected rows downloaded in the member's
+ * language; Undo previewed (its counts and a conflict), confirmed, linked both ways, and refused once
+ * undone elsewhere; the mapping editor's "clear when empty" and its key-only requirement. axe-core on
+ * each state, screenshots (hub-*) under test-results/dashboard/.
  */
 const BUILD_DIR = join(ROOT, '.data', `test-dashboard-hub-${randomBytes(4).toString('hex')}`);
 
@@ -541,6 +545,13 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     for (const name of ['Preview', 'Run now', 'Pause', 'Resume', 'Save', 'Create'])
       expect(await supportPage.getByRole('button', { name, exact: true }).count(), name).toBe(0);
     expect(await supportPage.locator('main [data-write]').count()).toBe(0);
+    // A run that can be undone: its lists and what it changed, but no Undo.
+    const runId = await supportPage.locator('[data-run]').first().getAttribute('data-run');
+    await supportPage.goto(`${base}/admin/app/data-hub/runs/${runId}`);
+    await supportPage.locator('[data-list="deactivated"] tbody tr').first().waitFor();
+    await supportPage.locator('[data-undoable-until]').waitFor();
+    expect(await supportPage.getByRole('button', { name: 'Undo this run…' }).count()).toBe(0);
+    expect(await supportPage.locator('main [data-write]').count()).toBe(0);
     // The drop's files are shown, with no upload.
     await supportPage.goto(`${base}/admin/app/data-hub/connections/${dropId}`);
     await supportPage.getByRole('heading', { level: 1, name: 'Supplier drop' }).waitFor();
@@ -704,5 +715,275 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await expectAccessible(page, 'export run with its formula safety (ar)');
     await shoot(page, 'hub-run-formula-safety-ar');
     await page.getByLabel('اللغة').selectOption('en');
+  });
+
+  it('a run lists each change before and after and downloads its rejected rows in the member’s language; Undo shows its preview with a conflict, then undoes the run, linked both ways', async () => {
+    const token = await staffToken(t.app, owner);
+    await t.db.query(`update product_variants set stock = 5 where store_id = $1`, [store.storeId]);
+    const drop = await activeDrop(t.app, token, 'fixes');
+    const mappingId = await stockMapping(t.app, token, 'SKU', 'Qty');
+    const flow = ok(
+      await adminCall(t.app, 'POST', `${HUB}/flows`, token, {
+        name: 'Stock fixes',
+        connectionId: drop.id,
+        mappingId,
+        direction: 'import',
+        format: 'csv',
+        fileTemplate: 'fix-*.csv',
+      }),
+      201,
+    );
+    await drop.upload('fix-1.csv', ['SKU,Qty', `${skus[3]},9`, `${skus[4]},14`, 'NOPE-2,1'].join('\n') + '\n');
+    const run = ok(await adminCall(t.app, 'POST', `${HUB}/flows/${flow.id}/runs`, token, {}), 202);
+    await t.app.get(RunsService).execute(run.id);
+    // A sale since the run: a field it set changed by someone else, which its undo leaves as it is.
+    await t.db.query(`update product_variants set stock = 13 where store_id = $1 and sku = $2`, [store.storeId, skus[4]]);
+    const stockOf = async (sku: string) =>
+      (await t.db.rows<{ stock: number }>(`select stock from product_variants where store_id = $1 and sku = $2`, [store.storeId, sku]))[0]
+        .stock;
+
+    await page.goto(`${base}/admin/app/data-hub/runs/${run.id}`);
+    await heading('Run');
+    // Each record changed, each field by its label, before → after.
+    const change = (list: Locator, sku: string) => list.locator(`[data-changed-key="${sku}"] [data-change="stock"]`);
+    const changed = page.locator('[data-list="changed"]:not([data-undo-preview] *)');
+    await change(changed, skus[3]).waitFor();
+    expect(await change(changed, skus[3]).locator('.field-label').textContent()).toBe('Stock');
+    expect(await change(changed, skus[3]).locator('[data-before]').textContent()).toBe('5');
+    expect(await change(changed, skus[3]).locator('[data-after]').textContent()).toBe('9');
+    expect(await change(changed, skus[4]).locator('[data-after]').textContent()).toBe('14');
+    expect(await change(changed, skus[3]).textContent()).toMatch(/^Stock: 5 →/);
+    await page.locator('[data-undoable-until]').waitFor();
+    await expectAccessible(page, 'run with its changes and Undo (en)');
+    await shoot(page, 'hub-run-changed-en');
+
+    // The rejected rows as a file, fetched with the session in the page's language.
+    const downloadRejected = async () => {
+      const asked = page.waitForRequest((request) => request.url().endsWith(`/runs/${run.id}/rejected.csv`));
+      const downloading = page.waitForEvent('download');
+      await page.locator('[data-downloads] [data-download="csv"]').click();
+      const download = await downloading;
+      expect(download.suggestedFilename()).toBe(`run-${run.id}-rejected.csv`);
+      const text = (await readFile((await download.path())!, 'utf8')).replace(/^\uFEFF/, '');
+      return { language: (await asked).headers()['accept-language'], lines: text.split(/\r?\n/) };
+    };
+    const english = await downloadRejected();
+    expect(english.language).toBe('en');
+    expect(english.lines[0]).toBe('SKU,Qty,line,reasons');
+    expect(english.lines[1]).toMatch(/^NOPE-2,1,4,/);
+    await page.locator(`[data-downloaded="run-${run.id}-rejected.csv"]`).waitFor();
+
+    // Undo: first what it would do, nothing written.
+    await page.getByRole('button', { name: 'Undo this run…' }).click();
+    const preview = page.locator('[data-undo-preview]');
+    await preview.waitFor();
+    const counts = (scope: Locator) =>
+      scope
+        .locator('[data-count]')
+        .evaluateAll((items) => items.map((item) => [item.getAttribute('data-count'), item.querySelector('dd')!.textContent]));
+    expect(await counts(preview)).toEqual([
+      ['read', '2'],
+      ['changed', '1'],
+      ['deactivated', '0'],
+      ['unchanged', '1'],
+      ['conflicts', '1'],
+    ]);
+    expect(await preview.locator('[data-count="changed"] dt').textContent()).toBe('Records restored');
+    expect(await preview.textContent()).toContain(
+      'A field changed since the run — by a sale, another run or someone in the dashboard — is left as it is',
+    );
+    const conflict = preview.locator(`[data-list="conflicts"] [data-conflict-key="${skus[4]}"]`);
+    expect(await conflict.getAttribute('data-reason')).toBe('changed');
+    expect(await conflict.locator('td').allTextContents()).toEqual([skus[4], 'Stock', '14', '13', 'Changed since the run']);
+    expect(await change(preview.locator('[data-list="changed"]'), skus[3]).locator('[data-after]').textContent()).toBe('5');
+    expect(await stockOf(skus[3])).toBe(9);
+    await expectAccessible(page, 'undo preview (en)');
+    await shoot(page, 'hub-undo-preview-en');
+
+    // In Arabic: right to left, the preview and its explanation in Arabic, the file headed in Arabic.
+    await page.getByLabel('Language').selectOption('ar');
+    await expect.poll(() => page.evaluate(() => [document.documentElement.dir, document.documentElement.lang])).toEqual(['rtl', 'ar']);
+    await page.getByRole('heading', { name: 'ما سيفعله التراجع عن هذا التشغيل' }).waitFor();
+    expect(await preview.locator('[data-count="conflicts"] dt').textContent()).toBe('التعارضات (حقول تُركت كما هي)');
+    expect(await conflict.locator('td').last().textContent()).toBe('تغيّر بعد التشغيل');
+    expect(await conflict.locator('td').nth(1).textContent()).toBe('المخزون');
+    expect(await preview.textContent()).toContain('يُترك كما هو');
+    expect(await page.getByRole('button', { name: 'تراجع عن التشغيل' }).count()).toBe(1);
+    const arabic = await downloadRejected();
+    expect(arabic.language).toBe('ar');
+    expect(arabic.lines[0]).toBe('SKU,Qty,السطر,الأسباب');
+    await expectAccessible(page, 'undo preview (ar)');
+    await shoot(page, 'hub-undo-preview-ar');
+    await page.getByLabel('اللغة').selectOption('en');
+
+    // Confirmed: the undo is queued as a run of the flow, and its page shows what it did.
+    const confirmed = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && response.url().endsWith(`/runs/${run.id}/undo`),
+    );
+    await page.getByRole('button', { name: 'Undo the run' }).click();
+    const queued = await confirmed;
+    expect(queued.status()).toBe(202);
+    expect(queued.request().postDataJSON()).toEqual({});
+    const undoId = (await queued.json()).id as string;
+    await page.waitForURL(new RegExp(`/data-hub/runs/${undoId}$`));
+    await t.app.get(RunsService).execute(undoId);
+    await page.locator('[data-status="succeeded"]').first().waitFor({ timeout: 15_000 });
+    await expect
+      .poll(() => counts(page.locator('.run-summary').first()))
+      .toEqual([
+        ['read', '2'],
+        ['changed', '1'],
+        ['deactivated', '0'],
+        ['unchanged', '1'],
+        ['conflicts', '1'],
+      ]);
+    expect(await page.locator('.run-summary').first().textContent()).toContain('Undo');
+    await page.locator(`[data-list="conflicts"] [data-conflict-key="${skus[4]}"]`).waitFor();
+    const restored = page.locator('[data-list="changed"]');
+    await change(restored, skus[3]).waitFor();
+    expect(await restored.locator('h3').textContent()).toBe('Restored');
+    expect([
+      await change(restored, skus[3]).locator('[data-before]').textContent(),
+      await change(restored, skus[3]).locator('[data-after]').textContent(),
+    ]).toEqual(['9', '5']);
+    expect([await stockOf(skus[3]), await stockOf(skus[4])]).toEqual([5, 13]);
+    expect(await page.locator('[data-undo]').count()).toBe(0);
+    await expectAccessible(page, 'undo run (en)');
+    await shoot(page, 'hub-undo-run-en');
+
+    // Linked both ways: the undo names the run it undoes, and that run its undo, which is no longer offered.
+    await page.locator(`[data-undo-of="${run.id}"]`).getByRole('link', { name: 'Open the run it undoes' }).click();
+    await page.waitForURL(new RegExp(`/data-hub/runs/${run.id}$`));
+    await page.locator(`[data-undone-by="${undoId}"]`).getByRole('link', { name: 'Open the undo' }).waitFor();
+    expect(await page.locator('[data-undo]').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Undo this run…' }).count()).toBe(0);
+
+    // Undone meanwhile by someone else: Undo shows the API's refusal in the member's language, then the link to that undo.
+    const second = ok(await adminCall(t.app, 'POST', `${HUB}/flows/${flow.id}/runs`, token, {}), 202);
+    await t.app.get(RunsService).execute(second.id);
+    await page.goto(`${base}/admin/app/data-hub/runs/${second.id}`);
+    await page.getByRole('button', { name: 'Undo this run…' }).waitFor();
+    const elsewhere = ok(await adminCall(t.app, 'POST', `${HUB}/runs/${second.id}/undo`, token, {}), 202);
+    await page.getByRole('button', { name: 'Undo this run…' }).click();
+    const refused = page.locator('.problem[data-code="already_undone"]');
+    await refused.waitFor();
+    const message = (await adminCall(t.app, 'POST', `${HUB}/runs/${second.id}/undo`, token, { preview: true })).json();
+    expect(await refused.textContent()).toBe(message.message_en);
+    await page.locator(`[data-undone-by="${elsewhere.id}"]`).waitFor();
+    expect(await page.locator('[data-undo]').count()).toBe(0);
+    await page.getByLabel('Language').selectOption('ar');
+    await expect.poll(() => refused.textContent()).toBe(message.message_ar);
+    await expectAccessible(page, 'undo refused (ar)');
+    await page.getByLabel('اللغة').selectOption('en');
+  });
+
+  it('the mapping editor needs only the key mapped, marks what creating a record needs, and offers “clear when empty” on clearable fields', async () => {
+    await nav('Mappings');
+    await page.getByRole('link', { name: 'New mapping' }).click();
+    await heading('New mapping');
+    await page.getByLabel('Name', { exact: true }).fill('Sale prices');
+    await page.getByRole('combobox', { name: 'Structure' }).selectOption('prices');
+    await page.locator('tr[data-field="compare_at_price"]').waitFor();
+    expect(await page.locator('[data-key-hint]').textContent()).toContain('Only the key (*) must be mapped');
+    // The key alone is required; the price is needed only by a row that creates a variant.
+    expect(await page.getByLabel('Source column for SKU').getAttribute('required')).not.toBeNull();
+    expect(await page.getByLabel('Source column for Price', { exact: true }).getAttribute('required')).toBeNull();
+    expect(await page.locator('tr[data-field="price"] [data-to-create]').textContent()).toBe('needed to create');
+    expect(await page.locator('tr[data-field="sku"] [data-to-create]').count()).toBe(0);
+    // Only a clearable field offers to clear its value from an empty cell.
+    expect(
+      await page.locator('[data-clear-when-empty]').evaluateAll((boxes) => boxes.map((box) => box.getAttribute('data-clear-when-empty'))),
+    ).toEqual(['compare_at_price']);
+    await page.getByLabel('Source column for SKU').fill('SKU');
+    await page.getByLabel('Source column for Price before discount').fill('Was');
+    await page.getByRole('checkbox', { name: 'Clear when empty (Price before discount)' }).check();
+    await expectAccessible(page, 'mapping editor, clear when empty (en)');
+    await shoot(page, 'hub-mapping-clear-en');
+    const created = page.waitForResponse(
+      (response) => response.url().endsWith('/admin/data-hub/mappings') && response.request().method() === 'POST',
+    );
+    await page.getByRole('button', { name: 'Create' }).click();
+    const answer = await created;
+    expect(answer.status(), await answer.text()).toBe(201);
+    expect(answer.request().postDataJSON().fields).toEqual([
+      { target: 'sku', source: 'SKU' },
+      { target: 'compare_at_price', source: 'Was', clearWhenEmpty: true },
+    ]);
+    await heading('Sale prices');
+    await expect.poll(() => page.getByRole('checkbox', { name: 'Clear when empty (Price before discount)' }).isChecked()).toBe(true);
+    await page.getByLabel('Language').selectOption('ar');
+    await expect
+      .poll(() => page.locator('tr[data-field="compare_at_price"] .clear-when-empty').textContent())
+      .toBe('امسح القيمة إن كانت الخلية فارغة (السعر قبل الخصم)');
+    await expectAccessible(page, 'mapping editor, clear when empty (ar)');
+    await page.getByLabel('اللغة').selectOption('en');
+  });
+
+  it('an undo the shrink guard refuses says why in the member’s language, and its override undoes the run once', async () => {
+    const token = await staffToken(t.app, owner);
+    const drop = await activeDrop(t.app, token, 'brands');
+    const mapping = ok(
+      await adminCall(t.app, 'POST', `${HUB}/mappings`, token, {
+        name: 'Brands in',
+        structure: 'brands',
+        direction: 'import',
+        fields: [
+          { target: 'slug', source: 'slug' },
+          { target: 'name_en', source: 'en' },
+          { target: 'name_ar', source: 'ar' },
+        ],
+      }),
+      201,
+    );
+    const flow = ok(
+      await adminCall(t.app, 'POST', `${HUB}/flows`, token, {
+        name: 'Brands',
+        connectionId: drop.id,
+        mappingId: mapping.id,
+        direction: 'import',
+        format: 'csv',
+        fileTemplate: 'brands-*.csv',
+        shrinkGuard: { maxDeactivatePercent: 1, maxDeactivateCount: 500 },
+      }),
+      201,
+    );
+    await drop.upload('brands-1.csv', 'slug,en,ar\nundo-brand-a,Undo brand A,علامة أ\nundo-brand-b,Undo brand B,علامة ب\n');
+    const run = ok(await adminCall(t.app, 'POST', `${HUB}/flows/${flow.id}/runs`, token, {}), 202);
+    await t.app.get(RunsService).execute(run.id);
+
+    // Taking the run back removes the two brands it created: more than the flow's 1%.
+    await page.goto(`${base}/admin/app/data-hub/runs/${run.id}`);
+    await page.getByRole('button', { name: 'Undo this run…' }).click();
+    const preview = page.locator('[data-undo-preview]');
+    const refusal = preview.locator('[data-refusal="shrink_guard"]');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/It would deactivate 2 of \d+ active records \([\d.]+%\), more than the flow allows \(1%/);
+    expect(await preview.getByRole('button', { name: 'Undo the run' }).count()).toBe(0);
+    await page.getByLabel('Language').selectOption('ar');
+    await expect.poll(() => refusal.textContent()).toMatch(/رفضته حماية التقلّص\. كان سيعطّل/);
+    expect(await preview.getByRole('button', { name: 'تجاوز مرة واحدة وتراجع' }).count()).toBe(1);
+    await expectAccessible(page, 'undo refused by the shrink guard (ar)');
+    await shoot(page, 'hub-undo-refused-ar');
+    await page.getByLabel('اللغة').selectOption('en');
+
+    await preview.getByLabel('Most records to deactivate (%)').fill('100');
+    await preview.getByLabel('Reason (recorded with your name)').fill('The brands were imported by mistake');
+    const asked = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && response.url().endsWith(`/runs/${run.id}/undo`),
+    );
+    await preview.getByRole('button', { name: 'Override once and undo' }).click();
+    const queued = await asked;
+    expect([queued.status(), queued.request().postDataJSON()]).toEqual([
+      202,
+      { overrideShrinkGuard: { maxDeactivatePercent: 100, reason: 'The brands were imported by mistake' } },
+    ]);
+    const undoId = (await queued.json()).id as string;
+    await page.waitForURL(new RegExp(`/data-hub/runs/${undoId}$`));
+    await t.app.get(RunsService).execute(undoId);
+    await page.locator('[data-status="succeeded"]').first().waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.locator('[data-count="deactivated"] dd').textContent()).toBe('2');
+    await page.getByText('Shrink guard lifted for this run to 100%: The brands were imported by mistake').waitFor();
+    await page.locator(`[data-undo-of="${run.id}"]`).waitFor();
+    expect(await t.db.rows(`select slug from brands where store_id = $1 and slug like 'undo-brand-%'`, [store.storeId])).toEqual([]);
   });
 });

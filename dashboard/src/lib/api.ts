@@ -144,3 +144,42 @@ export function getReport(name: string, query: URLSearchParams): Promise<Schema<
   const path = `/admin/insights/reports/${name}` as '/admin/insights/reports/overview';
   return answer(client.GET(path, { params: { query: {} }, querySerializer: () => query.toString() }));
 }
+
+/** The file name a `Content-Disposition` header gives: its UTF-8 `filename*` (RFC 6266), else its plain `filename`. */
+export function fileNameOf(disposition: string | null): string | undefined {
+  if (!disposition) return undefined;
+  const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+  if (encoded) {
+    try {
+      return decodeURIComponent(encoded.trim());
+    } catch {
+      // A malformed name: the plain one below.
+    }
+  }
+  return /filename="([^"]*)"/i.exec(disposition)?.[1] ?? undefined;
+}
+
+/**
+ * Saves a file the API answers (a call made with `parseAs: 'blob'`): fetched through the client, so with
+ * the session (refreshed if need be) and the headers the call sets (the member's language), not through a
+ * link, which would carry the browser's language. Answers the name the file was saved under; a refusal is
+ * thrown as an ApiError, as `answer` does.
+ */
+export async function saveFile(
+  call: Promise<{ data?: unknown; error?: unknown; response: Response }>,
+  fallbackName: string,
+): Promise<string> {
+  const blob = await answer<Blob>(call as Promise<{ data?: Blob; error?: unknown; response: Response }>);
+  const name = fileNameOf((await call).response.headers.get('Content-Disposition')) ?? fallbackName;
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Revoked once the browser has taken the file.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return name;
+}

@@ -53,6 +53,8 @@ interface Row {
   field: string;
   column: string;
   transforms: TransformStep[];
+  /** Import, a clearable field: an empty cell clears the record's value (else it leaves it as it is). */
+  clearWhenEmpty: boolean;
 }
 
 function rowsOf(structure: Structure | undefined, direction: 'import' | 'export', fields: MappingField[] = []): Row[] {
@@ -62,8 +64,13 @@ function rowsOf(structure: Structure | undefined, direction: 'import' | 'export'
   const rows = structure.fields.map((field) => {
     const found = fields.find((mapped) => structureField(mapped) === field.name);
     return found
-      ? { field: field.name, column: column(found), transforms: found.transforms ?? [] }
-      : { field: field.name, column: direction === 'export' && fields.length === 0 ? field.name : '', transforms: [] };
+      ? { field: field.name, column: column(found), transforms: found.transforms ?? [], clearWhenEmpty: found.clearWhenEmpty === true }
+      : {
+          field: field.name,
+          column: direction === 'export' && fields.length === 0 ? field.name : '',
+          transforms: [],
+          clearWhenEmpty: false,
+        };
   });
   return rows;
 }
@@ -126,7 +133,13 @@ export function MappingEditor({ id }: { id: string }) {
     rows.forEach((row) => {
       const column = row.column.trim();
       if (!column) return;
-      const transformsOf = row.transforms.length ? { transforms: row.transforms } : {};
+      const transformsOf = {
+        ...(row.transforms.length ? { transforms: row.transforms } : {}),
+        // Only for a field the structure lets an empty cell clear: the API refuses it on any other (not_clearable).
+        ...(direction === 'import' && row.clearWhenEmpty && structure?.fields.find((item) => item.name === row.field)?.clearable
+          ? { clearWhenEmpty: true }
+          : {}),
+      };
       if (direction === 'import') {
         const sources = column
           .split(',')
@@ -261,6 +274,11 @@ export function MappingEditor({ id }: { id: string }) {
           <table class="hub-table mapping-rows">
             <caption id="mapping-rows-caption">
               {direction === 'import' ? t('hub.mappings.importCaption') : t('hub.mappings.exportCaption')}
+              {direction === 'import' ? (
+                <span class="hint" data-key-hint>
+                  {t('hub.mappings.keyHint')}
+                </span>
+              ) : null}
             </caption>
             <thead>
               <tr>
@@ -274,15 +292,23 @@ export function MappingEditor({ id }: { id: string }) {
                 const field = structure?.fields.find((item) => item.name === row.field);
                 const fieldLabel = field ? pick(lang, field, 'label') : row.field;
                 const control = columnControl(row.field);
+                // Only the key must be mapped; the other required fields are needed by a row that creates a record.
+                const isKey = direction === 'import' && row.field === structure?.key;
+                const toCreate = direction === 'import' && !isKey && !!field?.required;
                 return (
                   <tr key={row.field} data-field={row.field}>
                     <th scope="row">
                       <span class="field-label">{fieldLabel}</span>
-                      {field?.required && direction === 'import' ? (
+                      {isKey ? (
                         <abbr class="required" title={t('hub.required')}>
                           {' '}
                           *
                         </abbr>
+                      ) : null}{' '}
+                      {toCreate ? (
+                        <span class="to-create" data-to-create>
+                          {t('hub.mappings.toCreate')}
+                        </span>
                       ) : null}{' '}
                       <code class="identifier">{row.field}</code>
                       <span class="hint" id={`desc-${row.field}`}>
@@ -297,12 +323,30 @@ export function MappingEditor({ id }: { id: string }) {
                         disabled={!write}
                         list={direction === 'import' ? 'source-fields' : undefined}
                         aria-label={t(direction === 'import' ? 'hub.mappings.sourceFor' : 'hub.mappings.columnFor', { field: fieldLabel })}
-                        required={!!field?.required && direction === 'import'}
+                        required={isKey}
                         onInput={(event) => {
                           const value = event.currentTarget.value;
                           setRows((current) => current.map((item, at) => (at === index ? { ...item, column: value } : item)));
                         }}
                       />
+                      {direction === 'import' && field?.clearable ? (
+                        <label class="check clear-when-empty">
+                          <input
+                            type="checkbox"
+                            checked={row.clearWhenEmpty}
+                            disabled={!write}
+                            data-clear-when-empty={row.field}
+                            onChange={(event) => {
+                              const checked = event.currentTarget.checked;
+                              setRows((current) => current.map((item, at) => (at === index ? { ...item, clearWhenEmpty: checked } : item)));
+                            }}
+                          />
+                          <span>
+                            {t('hub.mappings.clearWhenEmpty')}
+                            <span class="visually-hidden"> ({fieldLabel})</span>
+                          </span>
+                        </label>
+                      ) : null}
                       {errors.messages(control)}
                     </td>
                     <td>

@@ -26,9 +26,18 @@ export type Run = Schema<'RunDoc'>;
 export type Count = keyof Schema<'RunCountsDoc'>;
 export type RejectedRow = Schema<'RejectedRowDoc'>;
 export type RecordRow = Schema<'RecordRowDoc'>;
+export type ChangedRow = Schema<'ChangedRowDoc'>;
+export type ConflictRow = Schema<'ConflictRowDoc'>;
 
 /** The counts a run of each direction shows, in this order: an import's records, an export's rows sent. */
 export const RUN_COUNTS: Record<Flow['direction'], readonly Count[]> = {
   import: ['read', 'created', 'changed', 'unchanged', 'deactivated', 'rejected'],
   export: ['read', 'rejected', 'sent'],
 };
+
+/**
+ * The counts an undo shows, in this order: the records of the run's lists, those restored (a field set back,
+ * or a deactivated record made active again), those the run created and the undo deactivates, those left
+ * entirely as they are, and the fields left as they are because they changed since the run.
+ */
+export const UNDO_COUNTS = ['read', 'changed', 'deactivated', 'unchanged', 'conflicts'] as const satisfies readonly Count[];

@@ -4,7 +4,7 @@ import { ProblemView } from '../../components/Problem.js';
 import type { MessageKey } from '../../i18n/messages.js';
 import { pick, useApp } from '../../lib/app-context.js';
 import { navigate } from '../../lib/router.js';
-import { RUN_COUNTS, type Flow, type Run } from './types.js';
+import { RUN_COUNTS, UNDO_COUNTS, type Count, type Flow, type Run } from './types.js';
 
 /** A link inside the app: a real href (new tab works), client-side navigation on a plain click. */
 export function HubLink({
@@ -75,14 +75,18 @@ export function StatusBadge({ status }: { status: string }) {
   );
 }
 
-/** A run's counts as a definition list: those its flow's direction has. */
+/** A run's counts as a definition list: those its flow's direction has, or an undo's (named for what an undo does). */
 export function Counts({ run, direction }: { run: Run; direction: Flow['direction'] }) {
   const { t, fmt } = useApp();
+  const shown: [Count, string][] =
+    run.trigger === 'undo'
+      ? UNDO_COUNTS.map((count) => [count, t(`hub.undoCount.${count}`)])
+      : RUN_COUNTS[direction].map((count) => [count, t(`hub.count.${count}`)]);
   return (
     <dl class="counts" data-counts>
-      {RUN_COUNTS[direction].map((count) => (
+      {shown.map(([count, label]) => (
         <div key={count} data-count={count}>
-          <dt>{t(`hub.count.${count}`)}</dt>
+          <dt>{label}</dt>
           <dd>{fmt.number(run.counts?.[count] ?? 0)}</dd>
         </div>
       ))}
