@@ -6,6 +6,7 @@ import { ConnectorRegistry } from './connectors/connector-registry.js';
 import { CONNECTOR_FORMS } from './connectors/connector-config.dto.js';
 import { ConnectorKindListDoc, StructureListDoc, TransformListDoc } from './dto/data-hub.response.js';
 import { TRANSFORMS } from './mappings/transforms/registry.js';
+import { RECORD_IMPORTS } from './runs/record-imports.js';
 import { STRUCTURES } from './structures/structures.js';
 
 /**
@@ -54,7 +55,7 @@ export class DataHubReferenceController {
   })
   @ApiOkResponse({ type: StructureListDoc })
   structures() {
-    return { items: STRUCTURES };
+    return { items: STRUCTURES.map((structure) => ({ ...structure, creates: RECORD_IMPORTS[structure.name]?.createsRecords ?? false })) };
   }
 
   @Get('transforms')

@@ -882,14 +882,18 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.getByRole('link', { name: 'New mapping' }).click();
     await heading('New mapping');
     await page.getByLabel('Name', { exact: true }).fill('Sale prices');
-    await page.getByRole('combobox', { name: 'Structure' }).selectOption('prices');
-    await page.locator('tr[data-field="compare_at_price"]').waitFor();
+    // Variants: the key alone is required; the product and price are needed only by a row that creates a variant.
+    await page.getByRole('combobox', { name: 'Structure' }).selectOption('variants');
+    await page.locator('tr[data-field="product"]').waitFor();
     expect(await page.locator('[data-key-hint]').textContent()).toContain('Only the key (*) must be mapped');
-    // The key alone is required; the price is needed only by a row that creates a variant.
     expect(await page.getByLabel('Source column for SKU').getAttribute('required')).not.toBeNull();
     expect(await page.getByLabel('Source column for Price', { exact: true }).getAttribute('required')).toBeNull();
     expect(await page.locator('tr[data-field="price"] [data-to-create]').textContent()).toBe('needed to create');
     expect(await page.locator('tr[data-field="sku"] [data-to-create]').count()).toBe(0);
+    // Prices only change the SKUs the store has: nothing is needed to create.
+    await page.getByRole('combobox', { name: 'Structure' }).selectOption('prices');
+    await page.locator('tr[data-field="compare_at_price"]').waitFor();
+    expect(await page.locator('[data-to-create]').count()).toBe(0);
     // Only a clearable field offers to clear its value from an empty cell.
     expect(
       await page.locator('[data-clear-when-empty]').evaluateAll((boxes) => boxes.map((box) => box.getAttribute('data-clear-when-empty'))),

@@ -255,7 +255,10 @@ describe('data hub imports update by key, list every change, and can be undone (
     );
     const refused = await runs.undo(created.id);
     expect(refused).toMatchObject({ status: 'refused', refusal: { code: 'shrink_guard', wouldDeactivate: 5 } });
+    expect(refused.refusal.message_en).toContain('the 5 records the run created');
     expect(refused.refusal.message_ar).toMatch(ARABIC);
+    // What it would have removed is listed all the same, to judge before an override.
+    expect((await runs.list(refused.id, 'deactivated')).map((row) => row.key)).toEqual([1, 2, 3, 4, 5].map((i) => `undo-brand-${i}`));
     expect(await brandCount()).toBe(brandsBefore + 6);
     const takenBack = await runs.undo(created.id, { overrideShrinkGuard: { maxDeactivatePercent: 100, reason: 'a wrong file' } });
     expect(takenBack).toMatchObject({

@@ -3032,6 +3032,8 @@ export interface components {
       directions: ('import' | 'export')[];
       /** @description The natural key: a record of the file is matched to the store’s record by it. */
       key: string;
+      /** @description Whether an import creates a record for a key the store lacks (its `required` fields then needed); else such a row is rejected `unknown_key`. */
+      creates: boolean;
       fields: components['schemas']['StructureFieldDoc'][];
       /** @description What a `replace` import does to a record the file no longer holds; null: `replace` is not offered. */
       deactivation: components['schemas']['BilingualMessageDoc'] | null;
@@ -10943,7 +10945,7 @@ export interface operations {
         };
       };
       /**
-       * @description run_not_undoable: Only an import run that succeeded can be undone: not a preview, an export, or a run that failed or changed nothing.
+       * @description run_not_undoable: Only an import run that succeeded can be undone: not a preview, an export, or a run that failed, was refused or is still going.
        *
        *     undo_of_undo: This run is itself an undo and cannot be undone. To change the records again, run the flow.
        *
@@ -10959,7 +10961,7 @@ export interface operations {
           'application/problem+json': components['schemas']['ProblemDocument'];
         };
       };
-      /** @description undo_expired: This run is older than 90 days: the record of what it changed was removed, so it can no longer be undone. */
+      /** @description undo_expired: This run can no longer be undone: the record of what it changed is kept 90 days (and runs from before undo existed kept none). */
       410: {
         headers: {
           [name: string]: unknown;

@@ -53,6 +53,11 @@ export class StructureDoc extends LabelDoc {
   @ApiProperty({ enum: STRUCTURES.map((structure) => structure.name) }) name: string;
   @ApiProperty({ enum: DIRECTIONS, isArray: true }) directions: string[];
   @ApiProperty({ description: 'The natural key: a record of the file is matched to the store’s record by it.' }) key: string;
+  @ApiProperty({
+    description:
+      'Whether an import creates a record for a key the store lacks (its `required` fields then needed); else such a row is rejected `unknown_key`.',
+  })
+  creates: boolean;
   @ApiProperty({ type: [StructureFieldDoc] }) fields: StructureFieldDoc[];
   @ApiProperty({
     type: BilingualMessageDoc,

@@ -5,7 +5,7 @@ import type { RunCounts } from '../entities/run.entity.js';
 import { RECORD_IMPORTS } from './record-imports.js';
 import { RunRecords } from './run-records.js';
 import { RunsDatabase } from './runs-database.js';
-import { shrinkGuardRefusal, type ShrinkGuard } from './shrink-guard.js';
+import { shrinkGuardRefusal, UNDO_WORDS, type ShrinkGuard } from './shrink-guard.js';
 
 export interface UndoRequest {
   attempt: JobAttempt;
@@ -53,7 +53,8 @@ export class UndoRunner {
       }
       // A preview cannot write: only the session's temporary tables take rows.
       if (request.preview) await client.query('set local transaction_read_only = on');
-      const plan = await RECORD_IMPORTS[request.structure].undo(client, request.storeId, request.preview);
+      const importer = RECORD_IMPORTS[request.structure];
+      const plan = await importer.planUndo(client, request.storeId, !request.preview);
       const counts: RunCounts = {
         ...NOTHING,
         read: plan.records,
@@ -62,16 +63,14 @@ export class UndoRunner {
         unchanged: plan.unchanged,
         conflicts: plan.conflicts,
       };
-      const refusal = shrinkGuardRefusal(request.shrinkGuard, request.overridePercent, plan.deactivated, plan.activeRecords);
-      if (refusal) {
-        await client.query('rollback');
-        return { status: 'refused', counts, refusal, error: null };
-      }
-      if (request.preview) {
+      const refusal = shrinkGuardRefusal(request.shrinkGuard, request.overridePercent, plan.deactivated, plan.activeRecords, UNDO_WORDS);
+      if (refusal || request.preview) {
+        // Nothing written but the plan: what it would do is listed all the same, for the member to judge before an override.
         await client.query('commit');
         await RunRecords.keepImportOutcome(client, request.attempt);
-        return { status: 'succeeded', counts, refusal: null, error: null };
+        return { status: refusal ? 'refused' : 'succeeded', counts, refusal, error: null };
       }
+      await importer.applyUndo(client, request.storeId);
       await RunRecords.commitSucceeded(client, request.attempt, { status: 'succeeded', counts });
       return { status: 'succeeded', counts, refusal: null, error: null };
     });

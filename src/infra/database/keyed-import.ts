@@ -89,6 +89,10 @@ export class KeyedImport implements RecordImport {
     this.clearable = this.settings.filter((setting) => setting.clearedTo !== undefined).map((setting) => setting.field);
   }
 
+  get createsRecords(): boolean {
+    return this.records.creates !== undefined;
+  }
+
   private get match(): string {
     return `r.store_id = $1 and r.${this.records.key} = s.key`;
   }
@@ -306,9 +310,26 @@ export class KeyedImport implements RecordImport {
     await this.steps.applied?.(client, storeId);
   }
 
-  async undo(client: PoolClient, storeId: string, preview: boolean): Promise<UndoPlan> {
-    const { table, key, deactivation, unused, touch } = this.records;
-    const columns = [...new Set([...this.settings.map((setting) => setting.column), ...Object.keys(deactivation?.set ?? {})])];
+  /** The columns an undo reads and restores. */
+  private get undoColumns(): string[] {
+    return [...new Set([...this.settings.map((setting) => setting.column), ...Object.keys(this.records.deactivation?.set ?? {})])];
+  }
+
+  /** Records the run created that the undo deactivates (or removes): those none of whose fields is a conflict. */
+  private get taken(): string {
+    return `(select record_id from ${UNDO_STAGING} where list = 'created' group by record_id having bool_and(found and not conflict))`;
+  }
+
+  /** The fields the undo sets back (a FROM clause). */
+  private get restored(): string {
+    return `from ${UNDO_STAGING} where list <> 'created' and found and not conflict`;
+  }
+
+  async planUndo(client: PoolClient, storeId: string, lock: boolean): Promise<UndoPlan> {
+    const { table, key, deactivation, unused } = this.records;
+    const columns = this.undoColumns;
+    const taken = this.taken;
+    const restored = this.restored;
     const byColumn = (value: (column: string) => string | undefined) => {
       const cases = columns.flatMap((column) => {
         const sql = value(column);
@@ -318,7 +339,7 @@ export class KeyedImport implements RecordImport {
     };
     await client.query(`analyze ${UNDO_STAGING}`);
     // A preview locks nothing (a read-only transaction cannot); an undo locks what it may change before it reads it.
-    if (!preview) {
+    if (lock) {
       await client.query(
         `select r.id from ${table} r where r.store_id = $1 and r.id in (select record_id from ${UNDO_STAGING}) order by r.id for no key update`,
         [storeId],
@@ -349,9 +370,6 @@ export class KeyedImport implements RecordImport {
         if (!rowCount) break;
       }
     }
-    // A record the run created is deactivated (or removed) only whole: when none of its fields is a conflict.
-    const taken = `(select record_id from ${UNDO_STAGING} where list = 'created' group by record_id having bool_and(found and not conflict))`;
-    const restored = `from ${UNDO_STAGING} where list <> 'created' and found and not conflict`;
     const active = deactivation ? deactivation.active : 'true';
     const { rows } = await client.query<Omit<UndoPlan, 'unchanged'>>(
       `select (select count(distinct record_id) from ${UNDO_STAGING})::int as records,
@@ -387,16 +405,20 @@ export class KeyedImport implements RecordImport {
       `insert into ${IMPORT_OUTCOME} (list, key, record_id, changes)
        select 'deactivated', r.${key}, r.id, ${deactivatedChanges} from ${table} r where r.id in ${taken} and ${active}`,
     );
-    if (preview) return plan;
+    return plan;
+  }
 
-    const restores = columns.map(
+  async applyUndo(client: PoolClient, storeId: string): Promise<void> {
+    const { table, deactivation, unused, touch } = this.records;
+    const taken = this.taken;
+    const restores = this.undoColumns.map(
       (column) =>
         `${column} = case when u.restore ? '${column}' then (jsonb_populate_record(null::${table}, u.restore)).${column} else r.${column} end`,
     );
     if (touch) restores.push(touch);
     await client.query(
       `update ${table} r set ${restores.join(', ')}
-       from (select record_id, jsonb_object_agg(column_name, restore) as restore ${restored} group by record_id) u
+       from (select record_id, jsonb_object_agg(column_name, restore) as restore ${this.restored} group by record_id) u
        where r.id = u.record_id`,
     );
     if (deactivation) {
@@ -405,6 +427,5 @@ export class KeyedImport implements RecordImport {
       await client.query(`delete from ${table} r where r.id in ${taken}`);
     }
     await this.steps.applied?.(client, storeId);
-    return plan;
   }
 }

@@ -106,6 +106,8 @@ export interface RecordImport {
   readonly fileColumns: Readonly<Record<string, StagedType>>;
   /** Staged columns the importer fills itself (the ids it resolves). */
   readonly resolvedColumns: Readonly<Record<string, StagedType>>;
+  /** Whether a row whose key the store lacks creates a record (else it is rejected `unknown_key`). */
+  readonly createsRecords: boolean;
   /** Fields an empty cell may clear (a mapping marks them `clearWhenEmpty`): each has a staged `clear_<field>` flag. */
   readonly clearable: readonly string[];
   /** Rejects what cannot be applied and counts what applying would do (deactivations only with `replace`). Writes nothing but the staging table. */
@@ -114,8 +116,13 @@ export interface RecordImport {
   listPlanned(client: PoolClient, storeId: string, replace: boolean): Promise<void>;
   /** Applies the staged rows and lists what it created, changed and deactivated. */
   apply(client: PoolClient, storeId: string, replace: boolean): Promise<void>;
-  /** Takes back the run staged in `UNDO_STAGING` (or, as a preview, only plans it) and lists what it does. */
-  undo(client: PoolClient, storeId: string, preview: boolean): Promise<UndoPlan>;
+  /**
+   * Plans taking back the run staged in `UNDO_STAGING` and lists what it would do, writing nothing but its
+   * temporary tables: `lock` takes the records it may change first (an undo that will apply; a preview cannot).
+   */
+  planUndo(client: PoolClient, storeId: string, lock: boolean): Promise<UndoPlan>;
+  /** Applies the planned undo. */
+  applyUndo(client: PoolClient, storeId: string): Promise<void>;
 }
 
 const OUTCOME_TABLE = `create temp table ${IMPORT_OUTCOME} (list text not null, line int, key text not null, record_id uuid, changes jsonb) on commit preserve rows`;

@@ -294,7 +294,7 @@ export function MappingEditor({ id }: { id: string }) {
                 const control = columnControl(row.field);
                 // Only the key must be mapped; the other required fields are needed by a row that creates a record.
                 const isKey = direction === 'import' && row.field === structure?.key;
-                const toCreate = direction === 'import' && !isKey && !!field?.required;
+                const toCreate = direction === 'import' && !isKey && !!field?.required && !!structure?.creates;
                 return (
                   <tr key={row.field} data-field={row.field}>
                     <th scope="row">
