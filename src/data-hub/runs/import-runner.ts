@@ -231,12 +231,12 @@ export class ImportRunner {
         : null;
       if (refusal) throw new RunStopped({ status: 'refused', error: null, refusal });
       if (request.preview) {
-        await importer.listPlanned(client, request.storeId, replace);
+        await importer.listPlanned(client, request.storeId, replace, plan.changed);
         await client.query('commit');
         await RunRecords.keepImportOutcome(client, request.attempt);
         return { status: 'succeeded', refusal: null, error: null };
       }
-      await importer.apply(client, request.storeId, request.replace);
+      await importer.apply(client, request.storeId, request.replace, plan.changed);
       await RunRecords.commitSucceeded(client, request.attempt, { status: 'succeeded', counts, file: reading.file });
       return { status: 'succeeded', refusal: null, error: null };
     });

@@ -231,24 +231,30 @@ export class KeyedImport implements RecordImport {
     };
   }
 
-  /** Lists each record the staged rows change, with its fields before and after. */
-  private async listChanges(client: PoolClient, storeId: string): Promise<void> {
+  /**
+   * Lists each record the staged rows change, with its fields before and after. `lock`: each is locked
+   * in id order as it is read, and read again as it is once locked (a row another transaction changed
+   * meanwhile is compared and listed as it now is).
+   */
+  private async listChanges(client: PoolClient, storeId: string, lock: boolean): Promise<void> {
     await client.query(
       `insert into ${IMPORT_OUTCOME} (list, line, key, record_id, changes)
-       select 'changed', s.line, s.key, r.id, ${this.changes}
-       from ${IMPORT_STAGING} s join ${this.records.table} r on ${this.match} where ${this.differs}`,
+       select 'changed', c.line, c.key, c.id, c.changes from (
+         select s.line, s.key, r.id, ${this.changes} as changes
+         from ${IMPORT_STAGING} s join ${this.records.table} r on ${this.match} where ${this.differs}
+         ${lock ? 'order by r.id for no key update of r' : ''}) c`,
       [storeId],
     );
   }
 
-  async listPlanned(client: PoolClient, storeId: string, replace: boolean): Promise<void> {
+  async listPlanned(client: PoolClient, storeId: string, replace: boolean, changed: number): Promise<void> {
     const { table, deactivation } = this.records;
     await client.query(
       `insert into ${IMPORT_OUTCOME} (list, line, key)
        select 'created', s.line, s.key from ${IMPORT_STAGING} s where not exists (select 1 from ${table} r where ${this.match})`,
       [storeId],
     );
-    await this.listChanges(client, storeId);
+    if (changed > 0) await this.listChanges(client, storeId, false);
     if (replace && deactivation) {
       await client.query(
         `insert into ${IMPORT_OUTCOME} (list, key, record_id, changes)
@@ -258,20 +264,24 @@ export class KeyedImport implements RecordImport {
     }
   }
 
-  async apply(client: PoolClient, storeId: string, replace: boolean): Promise<void> {
+  async apply(client: PoolClient, storeId: string, replace: boolean, changed: number): Promise<void> {
     const { table, key, creates, deactivation, touch } = this.records;
     const deactivating = replace && deactivation !== undefined;
-    // One set of ids (a semi-join over a union: `exists … or …` would run a subplan per record), locked in order.
-    await client.query(
-      `select r.id from ${table} r
-       where r.id in (
-         select r.id from ${table} r join ${IMPORT_STAGING} s on ${this.match} where ${this.differs}
-         ${deactivating ? `union all select r.id from ${table} r where ${this.notInFile()}` : ''})
-       order by r.id for no key update`,
-      [storeId],
-    );
-    // Before anything is created: the records the rows change, as they are now.
-    await this.listChanges(client, storeId);
+    if (deactivating) {
+      // One set of ids (a semi-join over a union: `exists … or …` would run a subplan per record), locked in order.
+      await client.query(
+        `select r.id from ${table} r
+         where r.id in (
+           select r.id from ${table} r join ${IMPORT_STAGING} s on ${this.match} where ${this.differs}
+           union all select r.id from ${table} r where ${this.notInFile()})
+         order by r.id for no key update`,
+        [storeId],
+      );
+      if (changed > 0) await this.listChanges(client, storeId, false);
+    } else if (changed > 0) {
+      // Before anything is created: the records the rows change, locked in order, as they are once locked.
+      await this.listChanges(client, storeId, true);
+    }
     if (creates) {
       const columns = Object.keys(creates);
       // A record created keeps what its deactivation would set, as it was created: its undo deactivates it only if nobody changed that since.
@@ -292,11 +302,13 @@ export class KeyedImport implements RecordImport {
     }
     const assignments = this.settings.map((setting) => `${setting.column} = ${this.newValue(setting)}`);
     if (touch) assignments.push(touch);
-    await client.query(
-      `update ${table} r set ${assignments.join(', ')}
-       from ${IMPORT_STAGING} s join ${IMPORT_OUTCOME} o on o.list = 'changed' and o.line = s.line
-       where r.id = o.record_id`,
-    );
+    if (changed > 0) {
+      await client.query(
+        `update ${table} r set ${assignments.join(', ')}
+         from ${IMPORT_STAGING} s join ${IMPORT_OUTCOME} o on o.list = 'changed' and o.line = s.line
+         where r.id = o.record_id`,
+      );
+    }
     if (deactivating) {
       // `old` is the table read again: the records as they were before this statement.
       await client.query(

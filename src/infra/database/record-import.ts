@@ -112,10 +112,10 @@ export interface RecordImport {
   readonly clearable: readonly string[];
   /** Rejects what cannot be applied and counts what applying would do (deactivations only with `replace`). Writes nothing but the staging table. */
   plan(client: PoolClient, storeId: string, options: PlanOptions): Promise<ImportPlan>;
-  /** Lists what applying would create, change and (with `replace`) deactivate; created records have no ids yet. */
-  listPlanned(client: PoolClient, storeId: string, replace: boolean): Promise<void>;
-  /** Applies the staged rows and lists what it created, changed and deactivated. */
-  apply(client: PoolClient, storeId: string, replace: boolean): Promise<void>;
+  /** Lists what applying would create, change (`changed` of them, as planned) and (with `replace`) deactivate; created records have no ids yet. */
+  listPlanned(client: PoolClient, storeId: string, replace: boolean, changed: number): Promise<void>;
+  /** Applies the staged rows (`changed` of them change records, as planned) and lists what it created, changed and deactivated. */
+  apply(client: PoolClient, storeId: string, replace: boolean, changed: number): Promise<void>;
   /**
    * Plans taking back the run staged in `UNDO_STAGING` and lists what it would do, writing nothing but its
    * temporary tables: `lock` takes the records it may change first (an undo that will apply; a preview cannot).
