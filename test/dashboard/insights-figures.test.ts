@@ -147,6 +147,15 @@ describe('the figures of the Insights pages in a browser, on the demo’s orders
           await page.setViewportSize({ width: 1024, height: 900 });
           await page.evaluate(() => document.fonts.ready);
           const netSales = page.locator('[data-measure="net_sales"] .figure');
+          // The card measures its figure again as fonts and the language settle: judge it once it holds still.
+          const settled = async () => {
+            const before = await netSales.getAttribute('data-compact');
+            await page.waitForTimeout(300);
+            const after = await netSales.getAttribute('data-compact');
+            const hidden = await netSales.locator('.visually-hidden').count();
+            return before === after && (after === null) === (hidden === 0) ? 'settled' : 'changing';
+          };
+          await expect.poll(settled, { timeout: 10_000 }).toBe('settled');
           if (lang === 'en') await expect.poll(() => netSales.getAttribute('data-compact')).not.toBeNull();
           else if ((await netSales.getAttribute('data-compact')) === null) {
             expect(await netSales.getAttribute('title')).toBeFalsy();
