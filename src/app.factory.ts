@@ -33,6 +33,7 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
     clientErrorHandler: answerClientError,
     // Node would answer a missing Host with a bare 400; the request guards refuse it in the envelope.
     http: { requireHostHeader: false },
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database, { schedulers }), adapter, {
     logger: new NestPinoLogger(logger),

@@ -414,7 +414,7 @@ describe('Insights over HTTP', () => {
       const pick = (row: Record<string, any>) => [row.customer, row.net_sales, row.orders];
       expect(pages.map(pick), sort).toEqual(everyone.rows.slice(0, 300).map(pick));
     }
-  });
+  }, 90_000); // a demo store of 1,500 orders seeded, then every customer added up twice
 
   it('status reports how far behind the records the figures are, and the sources they hold', async () => {
     await foldAll(t.app);

@@ -88,6 +88,26 @@ export class AppConfig {
   @Max(500)
   DATABASE_POOL_SIZE = 20;
 
+  /**
+   * A direct connection to the primary, for what needs a session of its own (LISTEN/NOTIFY, the job
+   * queue, session-long locks), when DATABASE_URL names a pooler in transaction mode (PgBouncer).
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// connection URL' })
+  DATABASE_DIRECT_URL?: string = undefined;
+
+  /** A streaming replica that Insights reports, the builder and exports read from while it keeps up. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// connection URL' })
+  DATABASE_REPLICA_URL?: string = undefined;
+
+  /** A replica further behind its primary than this is skipped: its reads go to the primary until it catches up. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  REPLICA_MAX_LAG_SECONDS = 60;
+
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// URL' })
   REDIS_URL?: string = undefined;
@@ -168,6 +188,24 @@ export class AppConfig {
   @Transform(toBool)
   @IsBoolean()
   TRUST_PROXY = false;
+
+  /**
+   * How long an idle keep-alive connection stays open. Longer than a load balancer's own idle timeout
+   * (60 s on most), so that the balancer closes first and never sends on a connection just closed here.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  KEEP_ALIVE_TIMEOUT_SECONDS = 72;
+
+  /** Serves the metrics for Prometheus at http://HOST:METRICS_PORT/metrics; unset, none are served. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number = undefined;
 
   /** How long a rendered catalogue page may be served from memory; changes evict it at once. 0 turns caching off. */
   @Transform(toInt)

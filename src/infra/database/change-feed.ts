@@ -51,7 +51,7 @@ export class ChangeFeed implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.database.url, application_name: CHANGE_FEED_APPLICATION });
+    const client = new pg.Client({ connectionString: this.database.sessionUrl, application_name: CHANGE_FEED_APPLICATION });
     client.on('notification', ({ channel, payload }) => {
       for (const listener of this.listeners.get(channel) ?? []) listener(payload ?? '');
     });

@@ -6,7 +6,11 @@ import { startEmbeddedPostgres } from './embedded-postgres.js';
 
 /** DATABASE_URL when set; otherwise the embedded PostgreSQL whose files live under DATA_DIR. */
 export async function openDatabase(config: AppConfig, logger: Logger): Promise<DatabaseConnection> {
-  if (config.DATABASE_URL) return new DatabaseConnection(config.DATABASE_URL, false);
+  if (config.DATABASE_URL)
+    return new DatabaseConnection(config.DATABASE_URL, false, undefined, {
+      direct: config.DATABASE_DIRECT_URL,
+      replica: config.DATABASE_REPLICA_URL,
+    });
   const started = Date.now();
   const embedded = await startEmbeddedPostgres({
     dataDir: config.dataDir,
@@ -14,5 +18,5 @@ export async function openDatabase(config: AppConfig, logger: Logger): Promise<D
     log: (message) => logger.debug({ component: 'embedded-postgres' }, message),
   });
   logger.info({ dataDir: join(config.dataDir, 'postgres'), ms: Date.now() - started }, 'embedded PostgreSQL ready');
-  return new DatabaseConnection(embedded.url, true, () => embedded.stop());
+  return new DatabaseConnection(embedded.url, true, () => embedded.stop(), { replica: config.DATABASE_REPLICA_URL });
 }

@@ -10,9 +10,6 @@ export function ormOptions(clientUrl: string, entities: EntityClass<unknown>[], 
     extensions: [Migrator],
     migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false },
     pool: { min: 0, max: poolSize },
-    // The service's statements are short; compiling one (PostgreSQL's JIT, past a cost threshold the
-    // reports' aggregations reach on big stores) costs more than it saves.
-    driverOptions: { options: '-c jit=off' },
     discovery: { checkDuplicateTableNames: true },
     debug: false,
     allowGlobalContext: false,

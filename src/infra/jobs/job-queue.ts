@@ -59,7 +59,8 @@ export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly reflector: Reflector,
   ) {
     this.boss = new PgBoss({
-      connectionString: database.url,
+      // LISTEN and its polling need a session: never a pooler's transaction-mode connection.
+      connectionString: database.sessionUrl,
       schema: JOB_SCHEMA,
       application_name: 'storefront-jobs',
       // Its own small pool beside the ORM's: polling and cron need few connections.

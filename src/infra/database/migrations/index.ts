@@ -21,6 +21,7 @@ import { Migration0020DataHubImports } from './0020-data-hub-imports.js';
 import { Migration0021DataHubFormulaSafety } from './0021-data-hub-formula-safety.js';
 import { Migration0022InsightsRecordsPath } from './0022-insights-records-path.js';
 import { Migration0023DataHubUndo } from './0023-data-hub-undo.js';
+import { Migration0024DatabaseSettings } from './0024-database-settings.js';
 
 /**
  * Applied in order on start. Migrations are history: once one has shipped (landed on main), databases
@@ -52,4 +53,5 @@ export const MIGRATIONS = [
   { name: '0021-data-hub-formula-safety', class: Migration0021DataHubFormulaSafety },
   { name: '0022-insights-records-path', class: Migration0022InsightsRecordsPath },
   { name: '0023-data-hub-undo', class: Migration0023DataHubUndo },
+  { name: '0024-database-settings', class: Migration0024DatabaseSettings },
 ];
