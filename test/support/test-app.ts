@@ -31,7 +31,11 @@ export async function startTestApp(
     DATABASE_URL: databaseUrl,
   });
   const logger = createLogger(config.LOG_LEVEL, logDestination);
-  const app = await createApp({ config, database: new DatabaseConnection(databaseUrl, false), logger, schedulers });
+  const database = new DatabaseConnection(databaseUrl, false, undefined, {
+    direct: config.DATABASE_DIRECT_URL,
+    replica: config.DATABASE_REPLICA_URL,
+  });
+  const app = await createApp({ config, database, logger, schedulers });
   let listening: Promise<string> | undefined;
   return {
     app,
