@@ -66,13 +66,22 @@ async function connectedClient(
 }
 
 /**
+ * A statement sent in the extended protocol, which takes one statement only, and unnamed: a named prepared
+ * statement would outlive the transaction on the server connection, which a pooler in transaction mode
+ * (PgBouncer) then hands to another client, whose own preparation of that name fails.
+ */
+function oneStatement(text: string): pg.QueryConfig {
+  return { text, queryMode: 'extended' } as pg.QueryConfig; // pg 8.23 reads queryMode; its types do not list it
+}
+
+/**
  * The query's columns, described without running it (`LIMIT 0`, as a prepared statement: one
  * statement only, so a query that closes the parenthesis to add statements of its own is refused by
  * the server, not run). Two columns of one name are refused: a mapping could not tell them apart.
  */
 async function describedColumns(client: pg.Client, query: string): Promise<{ fields: pg.FieldDef[]; columns: SourceColumn[] }> {
   // The line breaks end a trailing comment.
-  const result = await client.query({ name: 'data-hub-columns', text: `select * from (\n${singleStatement(query)}\n) as source limit 0` });
+  const result = await client.query(oneStatement(`select * from (\n${singleStatement(query)}\n) as source limit 0`));
   const names = result.fields.map((field) => field.name);
   const repeated = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
   if (repeated.length > 0) {
@@ -160,12 +169,11 @@ export async function readDatabaseRows(
       })
       .join(', ');
     // OFFSET 0 keeps each row's JSON computed once, not once for its size and again for itself.
-    await client.query({
-      name: 'data-hub-rows',
-      text: `declare source_rows no scroll cursor for
+    await client.query(
+      oneStatement(`declare source_rows no scroll cursor for
         select case when octet_length(json) <= ${RECORD_MAX_BYTES} then json end as json, octet_length(json) as bytes
-        from (select row_to_json(projected)::text as json from (select ${projection} from (\n${singleStatement(config.query)}\n) as source) as projected offset 0) as rows`,
-    });
+        from (select row_to_json(projected)::text as json from (select ${projection} from (\n${singleStatement(config.query)}\n) as source) as projected offset 0) as rows`),
+    );
     return new CursorRows(
       client,
       fields.map((field) => field.name),
