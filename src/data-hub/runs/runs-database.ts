@@ -5,14 +5,17 @@ import { DatabaseConnection } from '../../infra/database/database-connection.js'
 
 /**
  * The connections data hub runs work on: each run holds one for its whole transaction (staging the
- * file, comparing, applying), so runs take their own small pool rather than the request pool's.
+ * file, comparing, applying), so runs take their own small pool rather than the request pool's. A run's
+ * outcome table outlives its commit (it is read after a preview's, dropped after a run's): session
+ * state, so these are sessions of their own (DATABASE_DIRECT_URL behind a pooler in transaction mode,
+ * which would hand the statements after the commit another server connection and leave the table on this one).
  */
 @Injectable()
 export class RunsDatabase implements OnModuleDestroy {
   readonly pool: pg.Pool;
 
   constructor(database: DatabaseConnection) {
-    this.pool = new pg.Pool({ connectionString: database.url, max: 4, application_name: 'storefront data hub runs' });
+    this.pool = new pg.Pool({ connectionString: database.sessionUrl, max: 4, application_name: 'storefront data hub runs' });
     this.pool.on('error', () => undefined); // an idle client's lost connection is replaced on the next connect
   }
 
