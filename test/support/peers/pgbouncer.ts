@@ -1,0 +1,107 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from '../ports.js';
+import { startServer, stopServer, waitUntil, type ServerProcess } from './processes.js';
+
+/** A real PgBouncer on loopback in transaction pooling mode, in front of one database of the test server. */
+export interface PgBouncerPeer {
+  port: number;
+  pid: number;
+  /** The database through the pooler: what DATABASE_URL names in a pooled deployment. */
+  url: string;
+  /** Runs a command (`show pools`, `show servers`…) on PgBouncer's admin console. */
+  admin(command: string): Promise<Record<string, unknown>[]>;
+  /** SIGTERM by PID, waits for the exit, removes the temporary directory. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const PGBOUNCER = '/usr/sbin/pgbouncer';
+/** PgBouncer refuses to run as root; the machine's PostgreSQL user is there wherever the server is. */
+const RUN_AS = 'postgres';
+const START_MS = 15_000;
+
+/**
+ * Starts PgBouncer for `databaseUrl`'s database with `poolSize` server connections: few enough that
+ * transactions of different clients, and consecutive transactions of one client, share them.
+ */
+export async function startPgBouncer(databaseUrl: string, poolSize = 3): Promise<PgBouncerPeer> {
+  if (process.getuid?.() !== 0) throw new Error('startPgBouncer needs root (it runs PgBouncer as the postgres user)');
+  const target = new URL(databaseUrl);
+  const database = target.pathname.slice(1);
+  const user = decodeURIComponent(target.username) || 'postgres';
+  const dir = await mkdtemp(join(tmpdir(), 'pgbouncer-peer-'));
+  let server: ServerProcess | undefined;
+  try {
+    await chmod(dir, 0o755); // PgBouncer, as postgres, reads its files here
+    const port = await freePort();
+    const ini = join(dir, 'pgbouncer.ini');
+    const userlist = join(dir, 'userlist.txt');
+    await writeFile(userlist, `"${user}" ""\n`, { mode: 0o644 });
+    await writeFile(
+      ini,
+      `[databases]
+${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database} user=${user}
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = ${port}
+unix_socket_dir =
+auth_type = trust
+auth_file = ${userlist}
+admin_users = ${user}
+pool_mode = transaction
+max_client_conn = 200
+default_pool_size = ${poolSize}
+reserve_pool_size = 0
+; Each transaction takes the server connection idle longest rather than the one just released, so that
+; state a transaction left behind on one would show up in another client's transaction.
+server_round_robin = 1
+ignore_startup_parameters = extra_float_digits
+`,
+      { mode: 0o644 },
+    );
+    // setpriv twice: PgBouncer refuses root, and changing user clears the parent-death signal the outer
+    // setpriv (startServer's) set, so the inner one, once it is postgres, sets it again. One PID throughout.
+    server = startServer(
+      'setpriv',
+      [`--reuid=${RUN_AS}`, `--regid=${RUN_AS}`, '--init-groups', '--pdeathsig', 'KILL', '--', PGBOUNCER, ini],
+      join(dir, 'pgbouncer.log'),
+    );
+    const url = `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`;
+    await waitUntil(
+      `PgBouncer on 127.0.0.1:${port}`,
+      () => query(url, 'select true as up').then(([row]) => row.up === true),
+      [server],
+      START_MS,
+    );
+    const running = server;
+    let stopping: Promise<void> | undefined;
+    return {
+      port,
+      pid: running.pid,
+      url,
+      admin: (command) => query(`postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/pgbouncer`, command),
+      stop() {
+        stopping ??= stopServer(running).then(() => rm(dir, { recursive: true, force: true }));
+        return stopping;
+      },
+    };
+  } catch (error) {
+    if (server) await stopServer(server);
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** One statement on a connection of its own (the admin console speaks only the simple protocol, which pg uses without parameters). */
+async function query(url: string, text: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
