@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
-# The servers the storage and data hub tests start as real peers (test/support/peers/): OpenSSH's sshd
-# (SFTP) and OpenStack Swift with s3api (S3); and Debian's Chromium, which the dashboard's browser test
-# drives with playwright-core (never `npx playwright install`). Installs the Debian packages when one is
+# The servers the tests start as real peers (test/support/peers/): OpenSSH's sshd (SFTP), OpenStack Swift
+# with s3api (S3), PgBouncer (a pooler in transaction mode), HAProxy (the balancer before several
+# instances) and Prometheus (scraping the metrics); and Debian's Chromium, which the dashboard's browser
+# test drives with playwright-core (never `npx playwright install`). The read replica's tests use the
+# PostgreSQL server's own initdb, pg_ctl and pg_basebackup. Installs the Debian packages when one is
 # missing, saying so in one line; prints nothing when all are there. Run by `npm test` (pretest).
 set -euo pipefail
 
-PACKAGES=(openssh-server swift-proxy swift-object swift-account swift-container chromium)
+PACKAGES=(openssh-server swift-proxy swift-object swift-account swift-container chromium pgbouncer haproxy prometheus)
+# What each package gives, by the same index: installed when every one is there.
+PROGRAMS=(/usr/sbin/sshd swift-proxy-server swift-object-server swift-account-server swift-container-server /usr/bin/chromium
+  /usr/sbin/pgbouncer /usr/sbin/haproxy /usr/bin/prometheus)
 
-if [ -x /usr/sbin/sshd ] && command -v swift-proxy-server >/dev/null 2>&1 &&
-  command -v swift-object-server >/dev/null 2>&1 && command -v swift-account-server >/dev/null 2>&1 &&
-  command -v swift-container-server >/dev/null 2>&1 && [ -x /usr/bin/chromium ]; then
-  exit 0
-fi
+missing() {
+  local program
+  for program in "${PROGRAMS[@]}"; do
+    if [ "${program#/}" != "$program" ]; then [ -x "$program" ] || echo "$program"; else command -v "$program" >/dev/null 2>&1 || echo "$program"; fi
+  done
+}
+
+[ -z "$(missing)" ] && exit 0
 
 fail() {
   printf 'install-test-peers: %s\n' "$*" >&2
@@ -23,9 +31,9 @@ if [ "$(id -u)" != 0 ]; then
   command -v sudo >/dev/null 2>&1 || fail "not root and no sudo: install ${PACKAGES[*]} yourself"
   SUDO=(sudo)
 fi
-command -v apt-get >/dev/null 2>&1 || fail "no apt-get on this machine: install sshd, OpenStack Swift and Chromium (${PACKAGES[*]} on Debian) yourself"
+command -v apt-get >/dev/null 2>&1 || fail "no apt-get on this machine: install ${PACKAGES[*]} (Debian's names) yourself"
 
-echo "install-test-peers: installing ${PACKAGES[*]} (apt-get) for the SFTP and S3 test peers and the dashboard's browser test"
+echo "install-test-peers: installing ${PACKAGES[*]} (apt-get) for the test peers and the dashboard's browser test"
 # apt-get's own output goes to a log shown only when it fails.
 LOG=$(mktemp)
 trap 'rm -f "$LOG"' EXIT
@@ -34,5 +42,4 @@ if ! "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q >"$LOG" 2
   tail -n 30 "$LOG" >&2
   fail "apt-get could not install ${PACKAGES[*]}"
 fi
-[ -x /usr/sbin/sshd ] && command -v swift-proxy-server >/dev/null 2>&1 && [ -x /usr/bin/chromium ] ||
-  fail "apt-get finished but /usr/sbin/sshd, swift-proxy-server or /usr/bin/chromium is still missing"
+[ -z "$(missing)" ] || fail "apt-get finished but $(missing | tr '\n' ' ')is still missing"

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { PublicRoute } from '../auth/access/decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ApiProblemResponses } from '../common/errors/openapi.js';
+import { ReportReads } from '../infra/database/report-reads.js';
 
 /** A database that does not answer within this time is as good as down for a readiness probe. */
 const READY_TIMEOUT_MS = 2_000;
@@ -18,7 +19,10 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly reads: ReportReads,
+  ) {}
 
   @Get('live')
   @PublicRoute()
@@ -30,8 +34,23 @@ export class HealthController {
 
   @Get('ready')
   @PublicRoute()
-  @ApiOperation({ summary: 'The service can serve: its database answers' })
-  @ApiOkResponse({ schema: { example: { status: 'ok', checks: { database: { status: 'up', latencyMs: 1 } } } } })
+  @ApiOperation({
+    summary: 'The service can serve: its database answers',
+    description:
+      'With a read replica (DATABASE_REPLICA_URL), `checks.replica` says whether reports read from it (`up`), or from the primary because ' +
+      'it lags more than REPLICA_MAX_LAG_SECONDS (`lagging`) or does not answer (`down`). A replica never makes the service unready.',
+  })
+  @ApiOkResponse({
+    schema: {
+      example: {
+        status: 'ok',
+        checks: {
+          database: { status: 'up', latencyMs: 1 },
+          replica: { status: 'up', lagSeconds: 0.2, checkedAt: '2026-11-28T05:12:05.000Z' },
+        },
+      },
+    },
+  })
   @ApiProblemResponses(['SERVICE_UNAVAILABLE'])
   async ready() {
     const started = performance.now();
@@ -40,6 +59,8 @@ export class HealthController {
     } catch {
       throw new ApiError('SERVICE_UNAVAILABLE', { details: { checks: { database: { status: 'down' } } } });
     }
-    return { status: 'ok', checks: { database: { status: 'up', latencyMs: Math.round(performance.now() - started) } } };
+    const database = { status: 'up', latencyMs: Math.round(performance.now() - started) };
+    const replica = this.reads.replicaState();
+    return { status: 'ok', checks: replica ? { database, replica } : { database } };
   }
 }

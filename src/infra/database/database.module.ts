@@ -7,6 +7,7 @@ import { ChangeFeed } from './change-feed.js';
 import { DatabaseConnection } from './database-connection.js';
 import { MigrationRunner } from './migration-runner.js';
 import { ormOptions } from './orm-options.js';
+import { ReportReads } from './report-reads.js';
 
 @Global()
 @Module({})
@@ -25,8 +26,8 @@ export class DatabaseModule {
           driver: PostgreSqlDriver,
         }),
       ],
-      providers: [connection, MigrationRunner, ChangeFeed],
-      exports: [connection, ChangeFeed],
+      providers: [connection, MigrationRunner, ChangeFeed, ReportReads],
+      exports: [connection, ChangeFeed, ReportReads],
     };
   }
 }

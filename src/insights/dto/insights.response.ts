@@ -146,7 +146,25 @@ export class SourceFreshnessDoc {
 
 export class StatusDoc {
   @ApiProperty({ format: 'date-time' }) dataAsOf: string;
-  @ApiProperty({ type: 'integer', description: 'Seconds the figures are behind the records; 0 when nothing waits.' }) lagSeconds: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      "Seconds the figures are behind the records: what waits to be folded in, plus the replica's replay lag when they are read on a replica; " +
+      '0 when nothing waits and they are read on the primary.',
+  })
+  lagSeconds: number;
+  @ApiProperty({
+    enum: ['primary', 'replica'],
+    description:
+      'Where the figures are read: a read replica (DATABASE_REPLICA_URL) while it answers and keeps within REPLICA_MAX_LAG_SECONDS, else the primary.',
+  })
+  source: string;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'How far the replica is behind the primary; null when read on the primary.',
+  })
+  replicaLagSeconds: number | null;
   @ApiProperty({
     description:
       'The figures are being rebuilt after a change of the time zone, of whether test orders count or of the grace before an order is late; ' +

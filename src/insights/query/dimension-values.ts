@@ -1,12 +1,12 @@
-import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Bilingual } from '../../common/bilingual.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { dimensionNamed, isTimeGrain, type DimensionDef } from '../definitions/dimensions.js';
 import type { Filter } from '../definitions/filters.js';
 import { NONE_ID } from '../rollups/rollup-tables.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
+import { ReportReads } from '../../infra/database/report-reads.js';
 
 export interface DimensionValue {
   value: string;
@@ -47,7 +47,7 @@ interface Labelled {
  */
 @Injectable()
 export class DimensionValues {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly reads: ReportReads) {}
 
   /** Labels of some values of a dimension (the rows of a page). Values without a label are left out. */
   async labels(storeId: string, dimension: DimensionDef, values: string[]): Promise<Map<string, Bilingual>> {
@@ -211,7 +211,7 @@ export class DimensionValues {
       union
       select g.input, c.value, c.en, c.ar, false
       from c cross join lateral unnest(array[lower(c.en), lower(c.ar), lower(c.alias)]) as k(key) join given g on k.key = g.key`.execute(
-      this.em.getKysely() as Kysely<unknown>,
+      this.reads.db,
     );
     return new Map(
       given.map((input) => {
@@ -248,7 +248,7 @@ export class DimensionValues {
       (select null, v.value, v.en, v.ar from v cross join first_unnamed f
        order by greatest(strpos(v.key_en, f.key), strpos(v.key_ar, f.key), strpos(v.key_alias, f.key)) > 0 desc,
                 greatest(similarity(v.key_en, f.key), similarity(v.key_ar, f.key), similarity(v.key_alias, f.key)) desc, v.en, v.value
-       limit ${CLOSEST_VALUES})`.execute(this.em.getKysely() as Kysely<unknown>);
+       limit ${CLOSEST_VALUES})`.execute(this.reads.db);
     const namedBy = new Map(given.map((input) => [input, rows.filter((row) => row.input === input).map(valueOf)]));
     const firstUnnamed = given.find((input) => namedBy.get(input)!.length === 0);
     const closest = rows.filter((row) => row.input === null).map(valueOf);
@@ -314,7 +314,7 @@ export class DimensionValues {
     const page = by.limit === undefined ? sql`` : sql`limit ${by.limit} offset ${by.offset ?? 0}`;
     // Labels for a batch go into a map: their order is nobody's, and sorting them was a tenth of the lookup.
     const order = by.unordered ? sql`` : sql`order by v.en, v.value`;
-    const { rows } = await sql<Labelled>`select * from (${query}) v ${order} ${page}`.execute(this.em.getKysely() as Kysely<unknown>);
+    const { rows } = await sql<Labelled>`select * from (${query}) v ${order} ${page}`.execute(this.reads.db);
     const none = NONE_LABELS[dimension.name];
     if (none && by.values?.includes(NONE_ID)) rows.push({ value: NONE_ID, ...none });
     if (dimension.name === 'shipping_method' && by.values?.includes('')) rows.push({ value: '', ...PICKUP });

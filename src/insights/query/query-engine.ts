@@ -5,6 +5,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Bilingual } from '../../common/bilingual.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
 import { UUID_PATTERN } from '../../common/pagination/cursor.js';
+import { ReportReads } from '../../infra/database/report-reads.js';
 import { DIMENSIONS, dimensionNamed, isTimeGrain, type TimeGrain } from '../definitions/dimensions.js';
 import { dimensionsOf } from '../definitions/reference.js';
 import type { Filter } from '../definitions/filters.js';
@@ -134,6 +135,7 @@ export class QueryEngine {
 
   constructor(
     private readonly em: EntityManager,
+    private readonly reads: ReportReads,
     private readonly limits: RecordsLimits,
   ) {}
 
@@ -191,7 +193,7 @@ export class QueryEngine {
     const page = limit === undefined ? undefined : { limit, offset: 0 };
     const statement = parts.length === 1 ? this.select(spec, parts[0], page) : this.joined(spec, parts, page);
     const labelled = this.labelled(spec);
-    const db = this.em.getKysely() as Kysely<unknown>;
+    const db = this.reads.db;
     const compiled = (labelled.length > 0 ? this.withLabels(spec, parts, statement, labelled) : statement).compile(db);
     for await (const { rows } of db.getExecutor().stream(compiled, batchSize)) {
       yield (rows as Record<string, unknown>[]).map((raw) => {
@@ -256,8 +258,10 @@ export class QueryEngine {
    */
   private async bounded<T>(spec: QuerySpec, parts: Part[], purpose: Purpose, read: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
     const recorded = parts.filter((part) => part.table === 'records');
-    if (purpose === 'export' || recorded.length === 0) return read(this.em.getKysely() as Kysely<unknown>);
     const session = this.sessions.getStore();
+    // An answer that reads records reads them on the primary (a hot standby cannot hold the temporary tables
+    // its facts are gathered in), and its rollups there too, so that all its figures are of one moment.
+    if (purpose === 'export' || recorded.length === 0) return read(session ? (this.em.getKysely() as Kysely<unknown>) : this.reads.db);
     if (!session) return this.limits.within(spec.storeId, spec.range, read);
     const turn = session.queue.then(async () => {
       const range = `${spec.range.from}…${spec.range.to}`;

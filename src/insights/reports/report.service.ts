@@ -1,7 +1,7 @@
-import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import type { AdminPrincipal } from '../../auth/principal.js';
 import { ApiError, invalidField } from '../../common/errors/api-error.js';
+import { ReportReads } from '../../infra/database/report-reads.js';
 import { decodeCursor, encodeCursor } from '../../common/pagination/cursor.js';
 import { DEFAULT_PAGE_SIZE } from '../../common/pagination/list-query.dto.js';
 import { dimensionNamed, type DimensionDef, type TimeGrain } from '../definitions/dimensions.js';
@@ -90,13 +90,13 @@ export class ReportService {
   private readonly context: TableContext;
 
   constructor(
-    em: EntityManager,
+    reads: ReportReads,
     private readonly engine: QueryEngine,
     private readonly calendars: StoreCalendars,
     private readonly values: DimensionValues,
     private readonly freshness: FreshnessService,
   ) {
-    this.context = { em, engine, values };
+    this.context = { db: reads.db, engine, values };
   }
 
   async run(name: ReportName, params: ReportParams, admin: AdminPrincipal): Promise<ReportResponse> {

@@ -18,11 +18,13 @@ export interface ServerProcess {
  * should the test process die without stopping it (a crashed or killed test worker runs no hooks):
  * `setpriv --pdeathsig` sets that up and then executes `command`, so the PID is the server's own.
  */
-export function startServer(command: string, args: string[], logPath: string): ServerProcess {
+export function startServer(command: string, args: string[], logPath: string, options: { user?: string } = {}): ServerProcess {
   const log = openSync(logPath, 'a');
   let child: ChildProcess;
+  // As `user` (servers that refuse root, such as PostgreSQL's): setpriv changes user and executes, keeping the PID.
+  const as = options.user ? ['--reuid', options.user, '--regid', options.user, '--init-groups'] : [];
   try {
-    child = spawn('setpriv', ['--pdeathsig', 'KILL', '--', command, ...args], { stdio: ['ignore', log, log] });
+    child = spawn('setpriv', [...as, '--pdeathsig', 'KILL', '--', command, ...args], { stdio: ['ignore', log, log] });
   } finally {
     closeSync(log);
   }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { FULFILMENT_STATUS_LABELS } from '../../definitions/reports.js';
 import { addDays } from '../../query/ranges.js';
 import { COUNTED_ORDERS } from '../../rollups/counted-orders.js';
@@ -38,10 +38,10 @@ function lateWithin(request: ReportRequest): RawBuilder<unknown> {
 }
 
 /** How many rows the late-orders table has: late and fulfilled, or open past the promise. */
-async function lateOrderCount(request: ReportRequest, { em }: TableContext): Promise<number> {
+async function lateOrderCount(request: ReportRequest, { db }: TableContext): Promise<number> {
   const { rows } = await sql<{ count: string }>`
     select count(*) as count from ${COUNTED_ORDERS} o
-    where ${lateWithin(request)} and (${LATE_FULFILMENT} or ${OPEN_PAST_PROMISE})`.execute(em.getKysely() as Kysely<unknown>);
+    where ${lateWithin(request)} and (${LATE_FULFILMENT} or ${OPEN_PAST_PROMISE})`.execute(db);
   return Number(rows[0].count);
 }
 
@@ -51,7 +51,7 @@ async function lateOrderCount(request: ReportRequest, { em }: TableContext): Pro
  * promise. Read from the orders Insights counts through two small indexes: the late ones, and the
  * open ones.
  */
-async function lateOrders(request: ReportRequest, { em }: TableContext): Promise<TablePage> {
+async function lateOrders(request: ReportRequest, { db }: TableContext): Promise<TablePage> {
   const within = lateWithin(request);
   // Each kind read in order of lateness through its index, as far as the page goes, then the two merged.
   const needed = request.page.offset + request.page.limit + 1;
@@ -68,7 +68,6 @@ async function lateOrders(request: ReportRequest, { em }: TableContext): Promise
     where ${within} and ${OPEN_PAST_PROMISE}
     order by o.promised_by ${sql.raw(latestFirst ? 'asc' : 'desc')}, o.id
     limit ${needed}`;
-  const db = em.getKysely() as Kysely<unknown>;
   const [{ rows }, { rows: open }] = await Promise.all([
     sql<{
       id: string;

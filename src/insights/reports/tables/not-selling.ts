@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { Bilingual } from '../../../common/bilingual.js';
 import type { ReportRequest } from '../report-request.js';
 import { pagedTableFile, type ReportTableStrategy, type TableContext, type TablePage } from './table-strategy.js';
@@ -9,7 +9,7 @@ const NOT_SELLING_FILTERS: Record<string, string> = { product: 'id', category: '
 const NEVER_SOLD: Bilingual = { en: 'Never sold', ar: 'لم يُبع قط' };
 
 /** Active products with stock that sold nothing in the range, longest unsold first. */
-async function notSelling(request: ReportRequest, { em }: TableContext): Promise<TablePage> {
+async function notSelling(request: ReportRequest, { db }: TableContext): Promise<TablePage> {
   const { storeId, today } = request.calendar;
   const { from, to } = request.resolved.range;
   const conditions = request.filters.map(
@@ -31,7 +31,6 @@ async function notSelling(request: ReportRequest, { em }: TableContext): Promise
   const sort = request.sort ?? { measure: 'days_since_last_sale', descending: true };
   // Never sold counts as the longest unsold: first when the longest come first, last otherwise.
   const direction = sql.raw(sort.descending ? 'desc nulls first' : 'asc nulls last');
-  const db = em.getKysely() as Kysely<unknown>;
   const [{ rows }, { rows: summary }] = await Promise.all([
     sql<{
       id: string;

@@ -19,13 +19,11 @@ function tableQuery(request: ReportRequest<SplitTable>, sorted = false): QuerySp
   return querySpec(request, request.resolved.range, measuresNamed(table.measures), dimensionsOf(table, request.resolved.grain), sorted);
 }
 
-async function splitPage(request: ReportRequest<SplitTable>, { em, engine, values }: TableContext): Promise<TablePage> {
+async function splitPage(request: ReportRequest<SplitTable>, { db, engine, values }: TableContext): Promise<TablePage> {
   const spec = tableQuery(request, true);
   const dimensions = spec.dimensions;
   const bound = dimensions.join() === 'customer' && request.filters.length === 0 ? topCustomerBound(request.sort) : undefined;
-  const { rows, more } = bound
-    ? await topCustomers(em.getKysely() as Kysely<unknown>, engine, spec, bound, request.page)
-    : await engine.rows(spec, request.page);
+  const { rows, more } = bound ? await topCustomers(db, engine, spec, bound, request.page) : await engine.rows(spec, request.page);
   return { rows: await values.labelRows(request.calendar.storeId, rows, dimensions), more };
 }
 

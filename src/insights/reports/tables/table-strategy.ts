@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Kysely } from 'kysely';
 import type { TimeGrain } from '../../definitions/dimensions.js';
 import type { ReportTable } from '../../definitions/reports.js';
 import type { DimensionValues } from '../../query/dimension-values.js';
@@ -9,7 +9,8 @@ import type { ReportRequest, ReportRow, Values } from '../report-request.js';
 
 /** What a table reads with. */
 export interface TableContext {
-  em: EntityManager;
+  /** The records a table lists are read where reports read (ReportReads). */
+  db: Kysely<unknown>;
   engine: QueryEngine;
   values: DimensionValues;
 }
