@@ -62,13 +62,7 @@ ignore_startup_parameters = extra_float_digits
 `,
       { mode: 0o644 },
     );
-    // setpriv twice: PgBouncer refuses root, and changing user clears the parent-death signal the outer
-    // setpriv (startServer's) set, so the inner one, once it is postgres, sets it again. One PID throughout.
-    server = startServer(
-      'setpriv',
-      [`--reuid=${RUN_AS}`, `--regid=${RUN_AS}`, '--init-groups', '--pdeathsig', 'KILL', '--', PGBOUNCER, ini],
-      join(dir, 'pgbouncer.log'),
-    );
+    server = startServer(PGBOUNCER, [ini], join(dir, 'pgbouncer.log'), { user: RUN_AS });
     const url = `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`;
     await waitUntil(
       `PgBouncer on 127.0.0.1:${port}`,
