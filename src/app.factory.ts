@@ -13,6 +13,7 @@ import { registerOpenApi } from './infra/http/openapi.js';
 import { requestIdFor } from './infra/http/request-id.js';
 import { answerFrameworkError, registerRequestGuards } from './infra/http/request-guards.js';
 import { NestPinoLogger } from './infra/logging/logger.js';
+import { registerTelemetry } from './infra/telemetry/request-telemetry.js';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -47,6 +48,7 @@ export async function createApp({ config, database, logger, schedulers }: AppDep
     // Every answer says what it is: no browser reads a JSON body or a download as a script or a page.
     reply.header('X-Request-Id', request.id).header('X-Content-Type-Options', 'nosniff');
   });
+  await registerTelemetry(app);
   trackRequestTargets(fastify);
   registerRequestGuards(fastify);
   // The dashboard web app's page and assets (not the API): /admin/, /admin/app/*, /admin/assets/*.

@@ -1,12 +1,10 @@
 import 'reflect-metadata';
 import { createServer } from 'node:net';
 import { pino } from 'pino';
-import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './infra/config/app-config.js';
 import { EmbeddedPostgresError } from './infra/database/embedded-postgres-error.js';
-import { openDatabase } from './infra/database/open-database.js';
 import { createLogger } from './infra/logging/logger.js';
-import { DemoStoreService } from './demo/demo-store.service.js';
+import { startTelemetry } from './infra/telemetry/telemetry-sdk.js';
 
 async function main(): Promise<void> {
   let config;
@@ -25,6 +23,11 @@ async function main(): Promise<void> {
   // The log and the demo banner share one stream, so that the banner comes after the lines logged before it.
   const stdout = pino.destination({ dest: 1, sync: false });
   const logger = createLogger(config.LOG_LEVEL, stdout);
+  // Before the rest of the service is loaded: the instrumentations patch pg, http and the AWS SDK as they load.
+  const telemetry = await startTelemetry(config);
+  const { createApp } = await import('./app.factory.js');
+  const { openDatabase } = await import('./infra/database/open-database.js');
+  const { DemoStoreService } = await import('./demo/demo-store.service.js');
   const database = await openDatabase(config, logger);
   const app = await createApp({ config, database, logger });
   // Stop order matters: the app (HTTP, schedulers, pools, change feed) first, then its database.
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
       void app
         .close()
         .then(() => database.stop())
+        .then(() => telemetry?.shutdown())
         .then(
           () => process.exit(0),
           (error: unknown) => {

@@ -7,6 +7,7 @@ import { AppConfig } from '../infra/config/app-config.js';
 import { deriveKey } from '../infra/crypto/derived-keys.js';
 import { loadMasterKey } from '../infra/crypto/master-key.js';
 import { safeEqual } from '../infra/crypto/secrets.js';
+import { countRateLimitRefusal } from '../infra/telemetry/metrics.js';
 import type { OneTimeCodePurpose, PendingRegistration } from './entities/one-time-code.entity.js';
 
 export const CODE_LIFETIME_MINUTES = 10;
@@ -61,6 +62,7 @@ export class OneTimeCodes {
           and created_at > clock_timestamp() - make_interval(mins => ${CODE_WINDOW_MINUTES})`.execute(db);
       const { issued, retry_after } = rows[0];
       if (issued >= CODES_PER_WINDOW) {
+        countRateLimitRefusal('one_time_code');
         throw new ApiError('ONE_TIME_CODE_RATE_LIMITED', { headers: { 'Retry-After': Math.max(1, retry_after ?? 1) } });
       }
       // clock_timestamp(), not now(): the window above and these times must not go back to the transaction's start.

@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { ApiError } from '../common/errors/api-error.js';
+import { countRateLimitRefusal } from '../infra/telemetry/metrics.js';
 
 export const FAILED_SIGN_INS_PER_WINDOW = 10;
 export const SIGN_IN_WINDOW_MINUTES = 15;
@@ -37,6 +38,7 @@ export class SignInLimiter {
     const { failures, retry_after } = counted.rows[0];
     if (failures > FAILED_SIGN_INS_PER_WINDOW) {
       await this.release(attemptId);
+      countRateLimitRefusal('shopper_sign_in');
       throw new ApiError('SIGN_IN_RATE_LIMITED', {
         headers: { 'Retry-After': Math.max(1, retry_after) },
         suggestion: {

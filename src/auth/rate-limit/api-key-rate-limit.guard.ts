@@ -2,6 +2,7 @@ import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, type ThrottlerLimitDetail, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../common/errors/api-error.js';
+import { countRateLimitRefusal } from '../../infra/telemetry/metrics.js';
 import type { RateLimitStore } from './fixed-window.js';
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -38,6 +39,7 @@ export class ApiKeyRateLimitGuard extends ThrottlerGuard {
   }
 
   protected override async throwThrottlingException(_context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+    countRateLimitRefusal('api_key');
     throw new ApiError('RATE_LIMITED', { details: { limit: detail.limit, retryAfterSeconds: detail.timeToBlockExpire } });
   }
 }

@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/postgresql';
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { ApiError } from '../../common/errors/api-error.js';
+import { countRateLimitRefusal } from '../../infra/telemetry/metrics.js';
 
 /** Failed sign-ins allowed per (store, address) in the window: a password guessed at slowly. */
 export const STAFF_FAILURES_PER_ACCOUNT = 10;
@@ -61,6 +62,7 @@ export class StaffSignInLimiter {
     ];
     if (waits.length > 0) {
       await this.release(attemptId);
+      countRateLimitRefusal('staff_sign_in');
       const retryAfterSeconds = Math.max(1, ...waits);
       throw new ApiError('RATE_LIMITED', {
         headers: { 'Retry-After': retryAfterSeconds },

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { tracedCalls } from '../../infra/telemetry/tracing.js';
 import type { ConnectionKind } from '../entities/connection.entity.js';
 import type { Connector } from './connector.js';
 import { DatabaseReadConnector } from './database-read.js';
@@ -17,7 +18,11 @@ export class ConnectorRegistry {
     databaseRead: DatabaseReadConnector,
     platformDrop: PlatformDropConnector,
   ) {
-    this.byKind = { sftp, object_storage: objectStorage, database_read: databaseRead, platform_drop: platformDrop };
+    const kinds = { sftp, object_storage: objectStorage, database_read: databaseRead, platform_drop: platformDrop };
+    // A span for each test, field discovery and opening of a connection (SFTP's transfers have their own, S3's are the AWS SDK's).
+    this.byKind = Object.fromEntries(
+      Object.entries(kinds).map(([kind, connector]) => [kind, tracedCalls(connector, `data_hub.${kind}`)]),
+    ) as typeof kinds;
   }
 
   of(kind: ConnectionKind): Connector {

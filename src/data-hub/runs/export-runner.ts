@@ -26,6 +26,7 @@ import type { FileEncoding, SourceFormat } from '../../infra/tabular/formats.js'
 import { jsonlWriter } from '../../infra/tabular/jsonl-writer.js';
 import type { TableWriter } from '../../infra/tabular/table-writer.js';
 import { xlsxWriter } from '../../infra/tabular/xlsx-writer.js';
+import { countDataHubRows } from '../../infra/telemetry/metrics.js';
 
 /** An export's request: a run's, and what its CSV or XLSX cells do with text that would be a formula. */
 export type ExportRequest = RunRequest & { formulaSafety: FormulaSafety };
@@ -270,6 +271,7 @@ export class ExportRunner {
         message_ar: `${reason.message_ar} لم يُكتب ${name}.`,
       });
     } finally {
+      countDataHubRows('export', counts.read);
       await client.query('rollback').then(
         () => client.release(),
         (error: Error) => client.release(error),

@@ -20,6 +20,7 @@ import type { FieldValue, Structure } from '../structures/structures.js';
 import { FileRowsError } from '../../infra/tabular/file-refusal.js';
 import { readRows } from '../../infra/tabular/read-rows.js';
 import { isRowProblem, type FileRows } from '../../infra/tabular/table-rows.js';
+import { countDataHubRows } from '../../infra/telemetry/metrics.js';
 import { RowMapper, type MappedRow } from './row-mapper.js';
 import type { RunRequest } from './run-request.js';
 import { RunRecords, RunRowsWriter } from './run-records.js';
@@ -153,6 +154,7 @@ export class ImportRunner {
         return { status: 'failed', counts, file, refusal: null, error: failure(error.code, error.reason) };
       throw error;
     } finally {
+      countDataHubRows('import', counts.read);
       controller.abort();
       await location?.close().catch(() => undefined);
       await query?.close();

@@ -2,6 +2,7 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import pg, { type PoolClient } from 'pg';
 import { dropImportTables } from '../../infra/database/record-import.js';
 import { DatabaseConnection } from '../../infra/database/database-connection.js';
+import { observePool } from '../../infra/telemetry/metrics.js';
 
 /**
  * The connections data hub runs work on: each run holds one for its whole transaction (staging the
@@ -17,6 +18,7 @@ export class RunsDatabase implements OnModuleDestroy {
   constructor(database: DatabaseConnection) {
     this.pool = new pg.Pool({ connectionString: database.sessionUrl, max: 4, application_name: 'storefront data hub runs' });
     this.pool.on('error', () => undefined); // an idle client's lost connection is replaced on the next connect
+    observePool('data_hub_runs', this.pool);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { fromKysely, PgBoss, type Queue, type SendOptions } from 'pg-boss';
 import { AppConfig } from '../config/app-config.js';
 import { DatabaseConnection } from '../database/database-connection.js';
+import { observeJobQueues } from '../telemetry/metrics.js';
 import { RECURRING_JOB, type RecurringJobMetadata } from './recurring.decorator.js';
 import { TrackedJob, type TrackedJobDefinition } from './tracked-job.js';
 
@@ -74,6 +75,7 @@ export class JobQueue implements OnApplicationBootstrap, OnApplicationShutdown {
       useListenNotify: options.work,
     });
     this.boss.on('error', (error: Error) => this.logger.error(`job queue: ${error.message}`));
+    observeJobQueues(() => this.boss.getQueues());
   }
 
   /**

@@ -14,6 +14,7 @@ import { JobQueue } from '../../infra/jobs/job-queue.js';
 import { Recurring } from '../../infra/jobs/recurring.decorator.js';
 import type { JobAttempt, JobFailure, TrackedJob } from '../../infra/jobs/tracked-job.js';
 import { FILE_STORAGE, type FileStorage } from '../../infra/storage/file-storage.js';
+import { countInsightsExportRows } from '../../infra/telemetry/metrics.js';
 import { reportDefinition, type ReportDefinition } from '../dto/report-source.dto.js';
 import type { CreateExportDto, ExportDoc } from '../dto/exports.dto.js';
 import type { ExportStatus } from '../entities/insights-export.entity.js';
@@ -171,6 +172,7 @@ export class ExportsService {
     );
     const name = fileNameOf(await this.titleOf(entry, definition), table.range, entry.format);
     await ExportRecords.succeed(this.db(), attempt, { rows: written.rows, name, key, bytes: written.bytes });
+    countInsightsExportRows(entry.format, written.rows);
   }
 
   /** What the file is named after: the saved report's name, else the report's title in the export's language. */

@@ -1,0 +1,75 @@
+import { AwsInstrumentation } from '@opentelemetry/instrumentation-aws-sdk';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { OTLPMetricExporter as OtlpJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as OtlpProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { AggregationType, type IMetricReader, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { AppConfig } from '../config/app-config.js';
+
+export interface Telemetry {
+  /** Flushes what is buffered (spans, the last metrics) and stops the metrics server. */
+  shutdown(): Promise<void>;
+}
+
+/** The OTLP endpoint of one signal, as the OpenTelemetry specification names its variables. */
+function otlpEndpoint(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS'): string | undefined {
+  return env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`] || env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+}
+
+/**
+ * Starts OpenTelemetry when asked to: traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or its
+ * traces variant) is set, metrics for Prometheus on METRICS_PORT and over OTLP to that endpoint.
+ * Otherwise nothing starts (nor with OTEL_SDK_DISABLED=true): the API's calls stay no-ops.
+ *
+ * Must run before `pg`, `http` and the AWS SDK are first loaded, since their instrumentations patch
+ * them as they load: src/main.ts loads the application only after this.
+ */
+export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<Telemetry | null> {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return null;
+  const tracing = otlpEndpoint(env, 'TRACES') !== undefined && env.OTEL_TRACES_EXPORTER !== 'none';
+  const readers: IMetricReader[] = [];
+  if (config.METRICS_PORT !== undefined) {
+    const prometheus = new PrometheusExporter({ host: config.HOST, port: config.METRICS_PORT, preventServerStart: true });
+    // Started here rather than by the exporter, so that a port in use stops the start with its error.
+    await prometheus.startServer();
+    readers.push(prometheus);
+  }
+  if (otlpEndpoint(env, 'METRICS') !== undefined && env.OTEL_METRICS_EXPORTER !== 'none') {
+    const protocol = env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
+    const exporter = protocol === 'http/json' ? new OtlpJsonMetricExporter() : new OtlpProtobufMetricExporter();
+    const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL) || 60_000;
+    readers.push(
+      new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, 30_000) }),
+    );
+  }
+  if (!tracing && readers.length === 0) return null;
+
+  const sdk = new NodeSDK({
+    serviceName: env.OTEL_SERVICE_NAME ? undefined : 'storefront',
+    metricReaders: readers,
+    // Traces from the OTEL_* variables (exporter, protocol, sampler…); none at all without an endpoint.
+    ...(tracing ? {} : { spanProcessors: [] }),
+    logRecordProcessors: [],
+    views: [
+      // The pools are observed by name (observePool); the instrumentation's own counts would name them by address.
+      {
+        meterName: '@opentelemetry/instrumentation-pg',
+        instrumentName: 'db.client.connection.*',
+        aggregation: { type: AggregationType.DROP },
+      },
+    ],
+    instrumentations: [
+      new HttpInstrumentation({
+        // Prometheus's scrapes are not the service's traffic.
+        ignoreIncomingRequestHook: (request) => config.METRICS_PORT !== undefined && request.socket.localPort === config.METRICS_PORT,
+      }),
+      // Queries inside a request or a job; the schedulers' polling alone would be a trace every second.
+      new PgInstrumentation({ requireParentSpan: true }),
+      new AwsInstrumentation({ suppressInternalInstrumentation: true }),
+    ],
+  });
+  sdk.start();
+  return { shutdown: () => sdk.shutdown() };
+}
