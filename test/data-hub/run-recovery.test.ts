@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually } from '../support/waiting.js';
 import { activeDrop, HUB, stockMapping } from './hub-fixtures.js';
 
-const BAD_ROWS = 300_000;
+const BAD_ROWS = 100_000;
 
 /**
  * Contract sections 9 and 10: a run is all or nothing, and a job interrupted by a crash is retried

@@ -13,7 +13,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually } from '../support/waiting.js';
 import { byWrittenQuery, daysAgo, download, expectedSearches, finished, seedSearches, xlsxRows } from './exports-support.js';
 
-const ROWS = 200_000;
+const ROWS = 100_000;
 
 /**
  * Contract section 10: a job interrupted by a crash is retried without duplicating its effect. A
