@@ -1517,7 +1517,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The service can serve: its database answers */
+    /**
+     * The service can serve: its database answers
+     * @description With a read replica (DATABASE_REPLICA_URL), `checks.replica` says whether reports read from it (`up`), or from the primary because it lags more than REPLICA_MAX_LAG_SECONDS (`lagging`) or does not answer (`down`). A replica never makes the service unready.
+     */
     get: operations['HealthController_ready'];
     put?: never;
     post?: never;
@@ -2577,8 +2580,15 @@ export interface components {
     StatusDoc: {
       /** Format: date-time */
       dataAsOf: string;
-      /** @description Seconds the figures are behind the records; 0 when nothing waits. */
+      /** @description Seconds the figures are behind the records: what waits to be folded in, plus the replica's replay lag when they are read on a replica; 0 when nothing waits and they are read on the primary. */
       lagSeconds: number;
+      /**
+       * @description Where the figures are read: a read replica (DATABASE_REPLICA_URL) while it answers and keeps within REPLICA_MAX_LAG_SECONDS, else the primary.
+       * @enum {string}
+       */
+      source: 'primary' | 'replica';
+      /** @description How far the replica is behind the primary; null when read on the primary. */
+      replicaLagSeconds: number | null;
       /** @description The figures are being rebuilt after a change of the time zone, of whether test orders count or of the grace before an order is late; until then some follow the previous settings. */
       rebuilding: boolean;
       timezone: string;
