@@ -27,6 +27,7 @@ import { jsonlWriter } from '../../infra/tabular/jsonl-writer.js';
 import type { TableWriter } from '../../infra/tabular/table-writer.js';
 import { xlsxWriter } from '../../infra/tabular/xlsx-writer.js';
 import { countDataHubRows } from '../../infra/telemetry/metrics.js';
+import { ReportReads } from '../../infra/database/report-reads.js';
 
 /** An export's request: a run's, and what its CSV or XLSX cells do with text that would be a formula. */
 export type ExportRequest = RunRequest & { formulaSafety: FormulaSafety };
@@ -196,7 +197,8 @@ class Delivery {
  * An export run (contract section 9, issue 12): the store's records of the mapping's structure read in
  * key order, a batch at a time, in one read-only snapshot; each record through the mapping into the
  * flow's format and streamed to the connection under the name the flow's template gives at the run's
- * start (in the flow's schedule's time zone, else the store's). A file is whole or absent: every kind of
+ * start (in the flow's schedule's time zone, else the store's), from the read replica when there is one
+ * that keeps up. A file is whole or absent: every kind of
  * location writes aside and moves it into place once complete. A record the mapping fails on is
  * rejected and listed, and the others are written. Counts: `read` records read, `rejected` those
  * refused, `unchanged` the others (an export changes no record), `sent` the rows the delivered file holds.
@@ -206,6 +208,7 @@ class Delivery {
 export class ExportRunner {
   constructor(
     private readonly database: RunsDatabase,
+    private readonly reads: ReportReads,
     private readonly stores: StoreService,
   ) {}
 
@@ -228,7 +231,8 @@ export class ExportRunner {
     const controller = new AbortController();
     let location: FileLocation | undefined;
     let delivery: Delivery | undefined;
-    const client = await this.database.pool.connect();
+    // The records from the read replica while it keeps up (their snapshot is as old as its lag), else the primary.
+    const client = (await this.reads.replicaClient()) ?? (await this.database.pool.connect());
     try {
       if (!request.preview) {
         location = await request.connector.location!(request.target, controller.signal);
