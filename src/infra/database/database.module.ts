@@ -20,7 +20,7 @@ export class DatabaseModule {
         MikroOrmModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
-            ...ormOptions(database.url, entities, config.DATABASE_POOL_SIZE),
+            ...ormOptions(database.url, entities, config.DATABASE_POOL_SIZE, database.sessionUrl !== database.url),
             registerRequestContext: false,
           }),
           driver: PostgreSqlDriver,
