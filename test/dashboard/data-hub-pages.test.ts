@@ -645,7 +645,7 @@ describe('the dashboard’s data hub pages in a browser', { timeout: 60_000 }, (
     await page.getByText('Page 2').waitFor();
     await expect.poll(() => page.locator('[data-connection]').count()).toBe(25);
     await expectAccessible(page, 'connections, page 2 (en)');
-  });
+  }, 90_000); // 206 connections and mappings created, then every page of both pickers read in the browser
 
   it('an export flow offers its formula safety, escaped by default; its page and each run show the setting, in Arabic too', async () => {
     // An import writes no file: its form has no such control.

@@ -564,6 +564,6 @@ describe('order lifecycle after placement', () => {
       });
       const usage = await cli('order', 'refund', '--store', a.storeId, '--order', shipping.order.id, '--lines', 'nonsense');
       expect(usage).toMatchObject({ code: 2, json: { error: { code: 'USAGE' } } });
-    });
+    }, 90_000); // command-line runs, each a process that loads the whole service
   });
 });
