@@ -6,6 +6,7 @@ import { execFile, fork, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 import { resolve } from 'node:path';
@@ -105,7 +106,9 @@ export async function createDatabase(prefix = 'storefront_bench') {
 export function serviceEnv(databaseUrl, port) {
   const env = { ...process.env };
   // The bench decides these; a developer's shell must not leak other settings in by accident.
-  for (const name of ['DATA_DIR', 'EMBEDDED_PG_PORT', 'DEMO_STORE_ON_FIRST_START']) delete env[name];
+  for (const name of ['DATA_DIR', 'EMBEDDED_PG_PORT', 'DEMO_STORE_ON_FIRST_START', 'METRICS_PORT']) delete env[name];
+  // Telemetry is on only where a bench turns it on (`bench/run.js --telemetry`).
+  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
   return {
     ...env,
     DATABASE_URL: databaseUrl,
@@ -451,6 +454,41 @@ export async function mintToken(base, apiKey) {
 
 export function getJson(base, path, token) {
   return requestJson(base, 'GET', path, { token });
+}
+
+/**
+ * An OTLP/HTTP endpoint that takes whatever is sent and answers 200 (as a collector does), counting the
+ * requests and bytes per path: where a bench's service sends its telemetry.
+ */
+export async function startOtlpSink() {
+  const received = {};
+  const server = createHttpServer((request, response) => {
+    const counts = (received[request.url] ??= { requests: 0, bytes: 0 });
+    request.on('data', (chunk) => (counts.bytes += chunk.length));
+    request.on('end', () => {
+      counts.requests++;
+      response.writeHead(200, { 'content-type': request.headers['content-type'] ?? 'application/x-protobuf' }).end();
+    });
+  });
+  const port = await freePort();
+  await new Promise((done) => server.listen(port, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${port}`, received, stop: () => new Promise((done) => server.close(done)) };
+}
+
+/** Reads `url` every `ms`, as Prometheus scrapes a target; `stop()` answers how many reads succeeded and how many failed. */
+export function scrapeEvery(url, ms) {
+  const counts = { ok: 0, failed: 0 };
+  const timer = setInterval(() => {
+    fetch(url, { signal: AbortSignal.timeout(ms) })
+      .then((response) => response.text().then(() => counts[response.ok ? 'ok' : 'failed']++))
+      .catch(() => counts.failed++);
+  }, ms);
+  return {
+    stop() {
+      clearInterval(timer);
+      return counts;
+    },
+  };
 }
 
 /** The request definitions of the scenarios, against a running service. */

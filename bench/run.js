@@ -4,6 +4,8 @@
 // Options (also as environment variables): --seconds N (BENCH_SECONDS, default 10),
 // --warmup N (BENCH_WARMUP_SECONDS, default 2), --connections N (BENCH_CONNECTIONS, default 50),
 // --only mint,list,listIdentity,detail,listUncached (default all; the ceiling always runs),
+// --telemetry (also the catalogue and mint scenarios against a second instance with traces and metrics on,
+// side by side with the first; see bench/README.md),
 // --update-reference (also replace bench/results/bench-reference.json with this run's results).
 import { parseArgs } from 'node:util';
 import {
@@ -12,6 +14,7 @@ import {
   cleanupStack,
   createBenchStore,
   createDatabase,
+  freePort,
   getJson,
   gitCommit,
   load,
@@ -19,7 +22,9 @@ import {
   machineInfo,
   mintToken,
   scenarioRequests,
+  scrapeEvery,
   startCeiling,
+  startOtlpSink,
   startService,
   UPDATE_REFERENCE_OPTION,
   writeResults,
@@ -33,6 +38,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: process.env.BENCH_WARMUP_SECONDS ?? '2' },
     connections: { type: 'string', default: process.env.BENCH_CONNECTIONS ?? '50' },
     only: { type: 'string', default: 'mint,list,listIdentity,detail,listUncached' },
+    telemetry: { type: 'boolean', default: false },
     ...UPDATE_REFERENCE_OPTION,
   },
 });
@@ -105,6 +111,10 @@ async function main() {
     cleanups.pop();
   }
 
+  const telemetry = args.telemetry
+    ? await compareTelemetry(database.url, requests, { apiKey: store.apiKey, slug, names: serviceScenarios })
+    : undefined;
+
   const serviceOutput = service.output();
   await service.stop();
   cleanups.pop();
@@ -159,12 +169,14 @@ async function main() {
       catalogue: store.seeded,
     },
     scenarios,
+    ...(telemetry ? { telemetry } : {}),
     aims,
     ok: failures.length === 0,
     failures,
   };
 
   printTable(results);
+  if (telemetry) printTelemetry(telemetry);
   await writeResults('bench', results, { startedAt, updateReference: args['update-reference'] });
   if (failures.length > 0) {
     process.stderr.write(`\nBENCH FAILED: requests that did not succeed:\n  ${failures.join('\n  ')}\n`);
@@ -172,6 +184,80 @@ async function main() {
     if (tail.trim()) process.stderr.write(`service output (last lines):\n${tail}\n`);
     process.exitCode = 1;
   }
+}
+
+/** Scrapes of the metrics, as often as this, while the instance with telemetry on is measured. */
+const SCRAPE_MS = 5000;
+/** Each scenario off, then on, this many times over: drift of the machine shows in both alike. */
+const TELEMETRY_ROUNDS = 2;
+
+/**
+ * The same scenarios against a second instance on the same database with telemetry on (traces over OTLP to
+ * a local sink, metrics for Prometheus on METRICS_PORT, read every SCRAPE_MS), measured alternately with the
+ * first instance (telemetry off), which runs meanwhile as before: each scenario's requests per second with
+ * telemetry on as a share of off's, and its latencies.
+ */
+async function compareTelemetry(databaseUrl, off, { apiKey, slug, names }) {
+  const sink = await startOtlpSink();
+  cleanups.push(() => sink.stop());
+  const metricsPort = await freePort();
+  // The bench's own OTEL_* variables (a sampler…) go to this instance only.
+  const otel = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_')));
+  const traced = await startService(databaseUrl, {
+    env: { ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: String(metricsPort) },
+  });
+  cleanups.push(() => traced.stop());
+  log(`service with telemetry on ${traced.base} (OTLP to ${sink.url}, metrics on :${metricsPort})`);
+  const on = scenarioRequests({ base: traced.base, apiKey, token: await mintToken(traced.base, apiKey), slug });
+  for (const name of names) await load(on[name], { ...settings, seconds: settings.warmupSeconds, warmupSeconds: 0 });
+
+  const scraper = scrapeEvery(`http://127.0.0.1:${metricsPort}/metrics`, SCRAPE_MS);
+  const runs = Object.fromEntries(names.map((name) => [name, { off: [], on: [] }]));
+  for (let round = 1; round <= TELEMETRY_ROUNDS; round++) {
+    for (const name of names) {
+      log(`telemetry round ${round}/${TELEMETRY_ROUNDS}, ${name}: off, then on`);
+      runs[name].off.push(await load(off[name], settings));
+      runs[name].on.push(await load(on[name], settings));
+    }
+  }
+  const scrapes = scraper.stop();
+  await traced.stop();
+  cleanups.pop();
+  await sink.stop();
+  cleanups.pop();
+
+  const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const summary = (measured) => ({
+    rps: Number(mean(measured.map((run) => run.rps.mean)).toFixed(1)),
+    p50Ms: Number(mean(measured.map((run) => run.latencyMs.p50)).toFixed(2)),
+    p99Ms: Number(mean(measured.map((run) => run.latencyMs.p99)).toFixed(2)),
+    failed: measured.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0),
+  });
+  const scenarios = Object.fromEntries(
+    Object.entries(runs).map(([name, measured]) => {
+      const [withoutTelemetry, withTelemetry] = [summary(measured.off), summary(measured.on)];
+      return [name, { off: withoutTelemetry, on: withTelemetry, rpsRatio: Number((withTelemetry.rps / withoutTelemetry.rps).toFixed(3)) }];
+    }),
+  );
+  return { env: otel, rounds: TELEMETRY_ROUNDS, scrapeSeconds: SCRAPE_MS / 1000, scrapes, otlp: sink.received, scenarios };
+}
+
+function printTelemetry({ scenarios, scrapes, otlp }) {
+  const rows = [['telemetry', 'off req/s', 'on req/s', 'on / off', 'off p99 ms', 'on p99 ms']];
+  for (const [name, r] of Object.entries(scenarios)) {
+    rows.push([name, r.off.rps.toFixed(0), r.on.rps.toFixed(0), r.rpsRatio.toFixed(3), String(r.off.p99Ms), String(r.on.p99Ms)]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const sent = Object.entries(otlp).map(([path, c]) => `${path} ${c.requests} requests, ${(c.bytes / 1e6).toFixed(1)} MB`);
+  process.stdout.write(
+    [
+      line(rows[0]),
+      ...rows.slice(1).map(line),
+      `OTLP received: ${sent.join('; ') || 'nothing'}; metrics scrapes: ${scrapes.ok} ok, ${scrapes.failed} failed`,
+      '',
+    ].join('\n') + '\n',
+  );
 }
 
 function aim(name, value, target, met) {

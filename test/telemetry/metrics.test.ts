@@ -110,9 +110,6 @@ describe('metrics scraped by Prometheus', () => {
     const waiting = await prometheus.query('db_client_connection_pending_requests');
     expect(waiting.map((one) => one.labels.db_client_connection_pool_name).sort()).toEqual(['data_hub_runs', 'orm']);
     for (const one of waiting) expect(one.value).toBeGreaterThanOrEqual(0);
-    // Each query's duration, from the pg instrumentation.
-    const queries = await prometheus.query('sum(db_client_operation_duration_count)');
-    expect(queries[0].value).toBeGreaterThan(0);
   });
 
   it('job queues, the Insights fold lag, and export rows from a job the service worked', async () => {

@@ -87,6 +87,11 @@ function createInstruments(meter: Meter) {
     });
 
   return {
+    httpRequestDuration: meter.createHistogram('http.server.request.duration', {
+      description: 'Duration of HTTP server requests.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10] },
+    }),
     rateLimitRefusals: meter.createCounter('storefront.rate_limit.refusals', {
       description: 'Requests refused with 429, by the limit that refused them.',
       unit: '{request}',
@@ -118,6 +123,14 @@ export function observeJobQueues(read: () => Promise<QueueCounts[]>): void {
 export function observeFoldLag(read: () => Promise<number>): void {
   readFoldLag = read;
   ours();
+}
+
+/** A request answered: its method, route template (none when no route matched), status and duration. */
+export function recordHttpRequest(method: string, route: string | undefined, status: number, seconds: number): void {
+  const attributes: Record<string, string | number> = { 'http.request.method': method, 'http.response.status_code': status };
+  if (route) attributes['http.route'] = route;
+  if (status >= 500) attributes['error.type'] = String(status);
+  ours().httpRequestDuration.record(seconds, attributes);
 }
 
 export function countRateLimitRefusal(limiter: RateLimiter): void {

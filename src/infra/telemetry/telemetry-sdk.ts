@@ -1,5 +1,4 @@
 import { AwsInstrumentation } from '@opentelemetry/instrumentation-aws-sdk';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { OTLPMetricExporter as OtlpJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OtlpProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
@@ -7,6 +6,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { AggregationType, type IMetricReader, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { AppConfig } from '../config/app-config.js';
+import { telemetryState } from './state.js';
 
 export interface Telemetry {
   /** Flushes what is buffered (spans, the last metrics) and stops the metrics server. */
@@ -60,16 +60,19 @@ export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv =
         aggregation: { type: AggregationType.DROP },
       },
     ],
-    instrumentations: [
-      new HttpInstrumentation({
-        // Prometheus's scrapes are not the service's traffic.
-        ignoreIncomingRequestHook: (request) => config.METRICS_PORT !== undefined && request.socket.localPort === config.METRICS_PORT,
-      }),
-      // Queries inside a request or a job; the schedulers' polling alone would be a trace every second.
-      new PgInstrumentation({ requireParentSpan: true }),
-      new AwsInstrumentation({ suppressInternalInstrumentation: true }),
-    ],
+    // HTTP requests are traced and measured by Fastify hooks (request-telemetry.ts): Node's HTTP instrumentation
+    // added about 100 µs of CPU to a cached catalogue read of about 300 µs (attributes, emitters bound to the context).
+    // Queries are traced inside a request or a job only (the schedulers' polling alone would be a trace every second),
+    // without a span for each connection taken from a pool: db_client_connection_pending_requests tells the waits.
+    instrumentations: tracing
+      ? [
+          new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+          new AwsInstrumentation({ suppressInternalInstrumentation: true }),
+        ]
+      : [],
   });
   sdk.start();
+  telemetryState.tracing = tracing;
+  telemetryState.metrics = readers.length > 0;
   return { shutdown: () => sdk.shutdown() };
 }
