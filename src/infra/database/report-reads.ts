@@ -15,6 +15,7 @@ import {
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { AppConfig } from '../config/app-config.js';
+import { observePool } from '../telemetry/metrics.js';
 import { DatabaseConnection } from './database-connection.js';
 
 export type ReadSource = 'replica' | 'primary';
@@ -87,6 +88,8 @@ export class ReportReads implements OnModuleInit, OnApplicationShutdown {
     // Plain pg clients, with pg's own parsers: the data hub's exports read records through them.
     const clients = new pg.Pool({ ...common, max: 4, application_name: 'storefront data hub exports' });
     for (const each of [pool, clients]) each.on('error', () => undefined); // an idle client lost with its server is replaced on the next connect
+    observePool('replica_reports', pool);
+    observePool('replica_data_hub_exports', clients);
     this.replica = { db: new Kysely<unknown>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) }), pool, clients };
     await this.check();
     this.timer = setInterval(() => void this.check(), CHECK_INTERVAL_MS).unref();
