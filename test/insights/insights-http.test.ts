@@ -18,7 +18,9 @@ import { foldAll, placeOrder } from './support.js';
 const VIEW_PERMISSIONS = PERMISSIONS.filter((permission) => /^insights\.\w+\.view$/.test(permission));
 
 describe('Insights over HTTP', () => {
-  const t = useTestApp();
+  // Databases of their own: a fold takes every store's changes, and those of the suites beside this one (demo
+  // stores of thousands of orders, imports) made its folds and its live instance's wait for minutes in CI.
+  const t = useTestApp({}, { ownDatabase: true });
   let store: TestStore;
   let other: TestStore;
   let owner: string;
@@ -440,7 +442,7 @@ describe('Insights over HTTP', () => {
   });
 
   describe('on an instance running its schedulers', () => {
-    const live = useTestApp({}, { schedulers: true });
+    const live = useTestApp({}, { schedulers: true, ownDatabase: true });
 
     it('an order placed shows in the figures within seconds, without anyone folding by hand', async () => {
       const liveStore = await live.store({ seedCatalogue: true, productCount: 10 });
