@@ -87,7 +87,12 @@ export class ReportReads implements OnModuleInit, OnApplicationShutdown {
     });
     // Plain pg clients, with pg's own parsers: the data hub's exports read records through them.
     const clients = new pg.Pool({ ...common, max: 4, application_name: 'storefront data hub exports' });
-    for (const each of [pool, clients]) each.on('error', () => undefined); // an idle client lost with its server is replaced on the next connect
+    for (const each of [pool, clients]) {
+      // A replica that stops ends its connections: an idle one's error reaches the pool, one in use its client, and
+      // either unheard would end the process. The read on it fails and falls back (route); the pool replaces it.
+      each.on('error', () => undefined);
+      each.on('connect', (client) => client.on('error', () => undefined));
+    }
     observePool('replica_reports', pool);
     observePool('replica_data_hub_exports', clients);
     this.replica = { db: new Kysely<unknown>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) }), pool, clients };
