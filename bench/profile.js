@@ -1,5 +1,6 @@
 // Where the time goes. `npm run build` first, then:
-//   node bench/profile.js [--scenarios list,mint,detail] [--seconds 10] [--warmup 2] [--connections 50] [--out DIR] [--no-sql] [--update-reference]
+//   node bench/profile.js [--scenarios list,mint,detail] [--seconds 10] [--warmup 2] [--connections 50] [--out DIR] [--no-sql]
+//                         [--telemetry] [--update-reference]
 //   node bench/profile.js summarize FILE.cpuprofile [...]
 // For each scenario: the service runs under bench/profiled-main.js, is loaded like in bench/run.js,
 // and a CPU profile covers exactly the measured window; the self time is then aggregated by function
@@ -9,7 +10,8 @@
 // (and with 20 as a prepared statement, to show what re-planning at every call costs).
 // Writes bench/results/profile-<timestamp>.json (profile-reference.json too with --update-reference); the
 // .cpuprofile files go to --out (default: a temp dir)
-// and open in Chrome DevTools or speedscope.
+// and open in Chrome DevTools or speedscope. --telemetry profiles the service with traces (to a local OTLP
+// sink; the bench's own OTEL_* variables, a sampler say, are passed on) and metrics on: where their cost goes.
 import 'reflect-metadata';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -23,12 +25,14 @@ import {
   assertBuilt,
   createBenchStore,
   createDatabase,
+  freePort,
   getJson,
   load,
   log,
   mintToken,
   ROOT,
   scenarioRequests,
+  startOtlpSink,
   startService,
   UPDATE_REFERENCE_OPTION,
   writeResults,
@@ -44,6 +48,7 @@ const { values: args, positionals } = parseArgs({
     out: { type: 'string', default: resolve(tmpdir(), 'storefront-bench-profiles') },
     top: { type: 'string', default: '25' },
     'no-sql': { type: 'boolean', default: false },
+    telemetry: { type: 'boolean', default: false },
     ...UPDATE_REFERENCE_OPTION,
   },
 });
@@ -305,8 +310,19 @@ async function profileScenarios() {
     sql: {},
   };
   let service;
+  let sinkStop = async () => {};
   try {
-    service = await startService(database.url, { entry: resolve(ROOT, 'bench/profiled-main.js') });
+    const env = {};
+    if (args.telemetry) {
+      const sink = await startOtlpSink();
+      sinkStop = () => sink.stop();
+      Object.assign(env, Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))), {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        METRICS_PORT: String(await freePort()),
+      });
+      report.telemetry = env;
+    }
+    service = await startService(database.url, { entry: resolve(ROOT, 'bench/profiled-main.js'), env });
     const store = await createBenchStore(database.url);
     const token = await mintToken(service.base, store.apiKey);
     const page = await getJson(service.base, '/v1/catalogue/products', token);
@@ -376,6 +392,7 @@ async function profileScenarios() {
     }
   } finally {
     if (service) await service.stop();
+    await sinkStop();
     await database.drop();
   }
   await writeResults('profile', report, { startedAt, updateReference: args['update-reference'] });

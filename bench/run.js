@@ -4,8 +4,8 @@
 // Options (also as environment variables): --seconds N (BENCH_SECONDS, default 10),
 // --warmup N (BENCH_WARMUP_SECONDS, default 2), --connections N (BENCH_CONNECTIONS, default 50),
 // --only mint,list,listIdentity,detail,listUncached (default all; the ceiling always runs),
-// --telemetry (also the catalogue and mint scenarios against a second instance with traces and metrics on,
-// side by side with the first; see bench/README.md),
+// --telemetry (also the catalogue and mint scenarios on fresh pairs of instances, one with traces and metrics
+// on and one without, measured alternately; see bench/README.md),
 // --update-reference (also replace bench/results/bench-reference.json with this run's results).
 import { parseArgs } from 'node:util';
 import {
@@ -112,7 +112,7 @@ async function main() {
   }
 
   const telemetry = args.telemetry
-    ? await compareTelemetry(database.url, requests, { apiKey: store.apiKey, slug, names: serviceScenarios })
+    ? await compareTelemetry(database.url, { apiKey: store.apiKey, slug, names: serviceScenarios })
     : undefined;
 
   const serviceOutput = service.output();
@@ -186,43 +186,54 @@ async function main() {
   }
 }
 
-/** Scrapes of the metrics, as often as this, while the instance with telemetry on is measured. */
+/** Scrapes of the metrics, as often as this, while an instance with telemetry on is measured. */
 const SCRAPE_MS = 5000;
-/** Each scenario off, then on, this many times over: drift of the machine shows in both alike. */
-const TELEMETRY_ROUNDS = 2;
+/** Pairs of fresh instances, one with telemetry off and one on, each pair measured alternately. */
+const TELEMETRY_ROUNDS = 3;
+/** A fresh instance's warm-up per scenario: after 2 or 3 s, identical instances still differed by a fifth. */
+const TELEMETRY_WARMUP_SECONDS = 5;
 
 /**
- * The same scenarios against a second instance on the same database with telemetry on (traces over OTLP to
- * a local sink, metrics for Prometheus on METRICS_PORT, read every SCRAPE_MS), measured alternately with the
- * first instance (telemetry off), which runs meanwhile as before: each scenario's requests per second with
- * telemetry on as a share of off's, and its latencies.
+ * Telemetry's cost: in each of TELEMETRY_ROUNDS rounds, two fresh instances on the bench's database, one with
+ * telemetry off and one on (traces over OTLP to a local sink with the service's default sampler, or the bench's
+ * own OTEL_* variables; metrics for Prometheus on METRICS_PORT, read every SCRAPE_MS, and over OTLP), each
+ * scenario measured on one then the other, after TELEMETRY_WARMUP_SECONDS of each. Fresh pairs, because two
+ * identical instances of one run measured up to a third apart in requests per second: one pair alone measures
+ * the instances as much as the telemetry. The first instance idles meanwhile.
  */
-async function compareTelemetry(databaseUrl, off, { apiKey, slug, names }) {
+async function compareTelemetry(databaseUrl, { apiKey, slug, names }) {
   const sink = await startOtlpSink();
   cleanups.push(() => sink.stop());
-  const metricsPort = await freePort();
-  // The bench's own OTEL_* variables (a sampler…) go to this instance only.
+  // The bench's own OTEL_* variables (a sampler…) go to the instances with telemetry on only.
   const otel = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_')));
-  const traced = await startService(databaseUrl, {
-    env: { ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: String(metricsPort) },
-  });
-  cleanups.push(() => traced.stop());
-  log(`service with telemetry on ${traced.base} (OTLP to ${sink.url}, metrics on :${metricsPort})`);
-  const on = scenarioRequests({ base: traced.base, apiKey, token: await mintToken(traced.base, apiKey), slug });
-  for (const name of names) await load(on[name], { ...settings, seconds: settings.warmupSeconds, warmupSeconds: 0 });
-
-  const scraper = scrapeEvery(`http://127.0.0.1:${metricsPort}/metrics`, SCRAPE_MS);
   const runs = Object.fromEntries(names.map((name) => [name, { off: [], on: [] }]));
+  const scrapes = { ok: 0, failed: 0 };
   for (let round = 1; round <= TELEMETRY_ROUNDS; round++) {
-    for (const name of names) {
-      log(`telemetry round ${round}/${TELEMETRY_ROUNDS}, ${name}: off, then on`);
-      runs[name].off.push(await load(off[name], settings));
-      runs[name].on.push(await load(on[name], settings));
+    const metricsPort = await freePort();
+    const instances = {
+      off: await startService(databaseUrl),
+      on: await startService(databaseUrl, { env: { ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: String(metricsPort) } }),
+    };
+    cleanups.push(() => Promise.all(Object.values(instances).map((instance) => instance.stop())));
+    const requests = {};
+    for (const [side, instance] of Object.entries(instances)) {
+      requests[side] = scenarioRequests({ base: instance.base, apiKey, token: await mintToken(instance.base, apiKey), slug });
+      for (const name of names) await load(requests[side][name], { ...settings, seconds: TELEMETRY_WARMUP_SECONDS, warmupSeconds: 0 });
     }
+    const scraper = scrapeEvery(`http://127.0.0.1:${metricsPort}/metrics`, SCRAPE_MS);
+    for (const name of names) {
+      log(
+        `telemetry round ${round}/${TELEMETRY_ROUNDS}, ${name}: off, then on (fresh instances ${instances.off.base}, ${instances.on.base})`,
+      );
+      runs[name].off.push(await load(requests.off[name], { ...settings, warmupSeconds: 0 }));
+      runs[name].on.push(await load(requests.on[name], { ...settings, warmupSeconds: 0 }));
+    }
+    const scraped = scraper.stop();
+    scrapes.ok += scraped.ok;
+    scrapes.failed += scraped.failed;
+    await Promise.all(Object.values(instances).map((instance) => instance.stop()));
+    cleanups.pop();
   }
-  const scrapes = scraper.stop();
-  await traced.stop();
-  cleanups.pop();
   await sink.stop();
   cleanups.pop();
 
@@ -236,16 +247,28 @@ async function compareTelemetry(databaseUrl, off, { apiKey, slug, names }) {
   const scenarios = Object.fromEntries(
     Object.entries(runs).map(([name, measured]) => {
       const [withoutTelemetry, withTelemetry] = [summary(measured.off), summary(measured.on)];
-      return [name, { off: withoutTelemetry, on: withTelemetry, rpsRatio: Number((withTelemetry.rps / withoutTelemetry.rps).toFixed(3)) }];
+      const roundRatios = measured.on.map((run, i) => Number((run.rps.mean / measured.off[i].rps.mean).toFixed(3)));
+      return [
+        name,
+        { off: withoutTelemetry, on: withTelemetry, rpsRatio: Number((withTelemetry.rps / withoutTelemetry.rps).toFixed(3)), roundRatios },
+      ];
     }),
   );
   return { env: otel, rounds: TELEMETRY_ROUNDS, scrapeSeconds: SCRAPE_MS / 1000, scrapes, otlp: sink.received, scenarios };
 }
 
 function printTelemetry({ scenarios, scrapes, otlp }) {
-  const rows = [['telemetry', 'off req/s', 'on req/s', 'on / off', 'off p99 ms', 'on p99 ms']];
+  const rows = [['telemetry', 'off req/s', 'on req/s', 'on / off', 'by round', 'off p99 ms', 'on p99 ms']];
   for (const [name, r] of Object.entries(scenarios)) {
-    rows.push([name, r.off.rps.toFixed(0), r.on.rps.toFixed(0), r.rpsRatio.toFixed(3), String(r.off.p99Ms), String(r.on.p99Ms)]);
+    rows.push([
+      name,
+      r.off.rps.toFixed(0),
+      r.on.rps.toFixed(0),
+      r.rpsRatio.toFixed(3),
+      r.roundRatios.map((ratio) => ratio.toFixed(2)).join(' '),
+      String(r.off.p99Ms),
+      String(r.on.p99Ms),
+    ]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');

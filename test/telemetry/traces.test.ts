@@ -79,6 +79,8 @@ describe('traces over OTLP', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_METRIC_EXPORT_INTERVAL: '1000',
+      // Every trace, to read each one's spans; the default keeps one request in ten (the last test).
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
     });
   }, 120_000);
   afterAll(async () => {
@@ -141,6 +143,48 @@ describe('traces over OTLP', () => {
       5_000,
     );
     expect(queries.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("by default one request's trace in ten is kept, and a caller's traceparent decides for its own", async () => {
+    const sampledDataDir = mkdtempSync(join(tmpdir(), 'traces-default-'));
+    const sampled = await startBuiltService(t.databaseUrl, sampledDataDir, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_METRICS_EXPORTER: 'none',
+    });
+    try {
+      const get = (id: string, headers: Record<string, string> = {}) =>
+        fetch(`${sampled.url}/health/live`, { headers: { 'x-request-id': id, ...headers } }).then((response) => {
+          expect(response.status).toBe(200);
+        });
+      const REQUESTS = 400;
+      for (let i = 0; i < REQUESTS; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => get(`default-${i + j}`)));
+      const callerTrace = 'a'.repeat(31) + '1';
+      for (let i = 0; i < 10; i++) {
+        await get(`kept-${i}`, { traceparent: `00-${callerTrace}-${'b'.repeat(15)}${i}-01` });
+        await get(`dropped-${i}`, { traceparent: `00-${'c'.repeat(31)}${i}-${'d'.repeat(15)}${i}-00` });
+      }
+      const ids = (prefix: string) =>
+        spans()
+          .map((span) => attribute(span, 'storefront.request_id'))
+          .filter((id) => typeof id === 'string' && id.startsWith(prefix));
+      const kept = await eventually(
+        async () => ids('kept-'),
+        (found) => found.length === 10,
+        10_000,
+      );
+      expect(kept).toHaveLength(10);
+      expect(spans().filter((span) => span.traceId === callerTrace)).toHaveLength(10);
+      expect(ids('dropped-')).toEqual([]);
+      // 400 requests kept at 1 in 10: 40 expected, 22 to 58 within three standard deviations.
+      const keptByDefault = ids('default-').length;
+      expect(keptByDefault).toBeGreaterThanOrEqual(22);
+      expect(keptByDefault).toBeLessThanOrEqual(58);
+    } finally {
+      sampled.child.kill('SIGTERM');
+      rmSync(sampledDataDir, { recursive: true, force: true });
+    }
   });
 
   it('metrics over OTLP too', async () => {

@@ -5,8 +5,10 @@ import { OTLPMetricExporter as OtlpProtobufMetricExporter } from '@opentelemetry
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { AggregationType, type IMetricReader, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import type { AppConfig } from '../config/app-config.js';
 import { telemetryState } from './state.js';
+import { DEFAULT_REQUEST_TRACE_RATIO, RequestRatioSampler } from './tracing.js';
 
 export interface Telemetry {
   /** Flushes what is buffered (spans, the last metrics) and stops the metrics server. */
@@ -51,8 +53,14 @@ export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv =
     metricReaders: readers,
     // Traces from the OTEL_* variables (exporter, protocol, sampler…); none at all without an endpoint.
     ...(tracing ? {} : { spanProcessors: [] }),
+    ...(tracing && !env.OTEL_TRACES_SAMPLER
+      ? { sampler: new ParentBasedSampler({ root: new RequestRatioSampler(DEFAULT_REQUEST_TRACE_RATIO) }) }
+      : {}),
     logRecordProcessors: [],
     views: [
+      // One storage for each of the service's instruments whatever the number of readers (Prometheus, OTLP):
+      // without a view, the SDK keeps one per reader and every measurement is recorded in each.
+      { meterName: 'storefront' },
       // The pools are observed by name (observePool); the instrumentation's own counts would name them by address.
       {
         meterName: '@opentelemetry/instrumentation-pg',
