@@ -17,7 +17,7 @@ export default defineConfig({
     pool: 'forks',
     // The suites mostly wait on PostgreSQL, Chromium and the test peers: a fork per core, not vitest's one
     // fewer (on this 2-core machine the whole run took 1,008 s with one fork, 512 s with two).
-    maxWorkers: '100%',
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The JSON report lets .ci/run print a plain 'N passed, N failed' line.
