@@ -7,7 +7,7 @@
 //
 // Options: --instances N (default 3), --port P (the balancer's, default 8080), --pgbouncer (DATABASE_URL of the
 // instances is a PgBouncer on a free port, DATABASE_DIRECT_URL the database; needs root: PgBouncer runs as the
-// postgres user). The same configuration as the tests' peers (test/support/peers/haproxy.ts, pgbouncer.ts).
+// postgres user). The same configurations as the tests' peers (test/support/peers/configs.js).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { haproxyConfig, pgbouncerIni } from '../test/support/peers/configs.js';
 import { assertBuilt, cleanupStack, cli, createDatabase, freePort, log, startService } from './lib.js';
 
 const { values: args } = parseArgs({
@@ -65,10 +66,7 @@ async function startPgBouncer(databaseUrl, dir) {
   await writeFile(join(dir, 'userlist.txt'), '"postgres" ""\n');
   await writeFile(
     join(dir, 'pgbouncer.ini'),
-    `[databases]\n${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database} user=postgres\n\n` +
-      `[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = ${port}\nunix_socket_dir =\nauth_type = trust\n` +
-      `auth_file = ${join(dir, 'userlist.txt')}\nadmin_users = postgres\npool_mode = transaction\nmax_client_conn = 200\n` +
-      `default_pool_size = 20\nignore_startup_parameters = extra_float_digits\nlog_connections = 0\nlog_disconnections = 0\n`,
+    pgbouncerIni({ databaseUrl, user: 'postgres', port, userlist: join(dir, 'userlist.txt'), poolSize: 20 }),
   );
   // PgBouncer refuses root: setpriv runs it as postgres, and sets the parent-death signal again after the switch.
   const bouncer = await startPeer(
@@ -87,33 +85,6 @@ async function startPgBouncer(databaseUrl, dir) {
     port,
   );
   return { ...bouncer, url: `postgres://postgres@127.0.0.1:${port}/${database}` };
-}
-
-function haproxyConfig(port, servers) {
-  return `global
-  maxconn 2000
-
-defaults
-  mode http
-  timeout connect 1s
-  timeout client 30s
-  timeout server 30s
-  timeout http-keep-alive 60s
-  timeout check 1s
-  retries 2
-  option redispatch 1
-
-frontend storefront
-  bind 127.0.0.1:${port}
-  default_backend instances
-
-backend instances
-  balance roundrobin
-  option httpchk GET /health/ready
-  http-check expect status 200
-  http-response set-header x-served-by %[srv_name]
-${servers.map(({ name, port: serverPort }) => `  server ${name} 127.0.0.1:${serverPort} check inter 500ms fall 2 rise 2`).join('\n')}
-`;
 }
 
 const { cleanups, run } = cleanupStack();
@@ -144,7 +115,7 @@ await run(async () => {
   for (const [index, server] of servers.entries())
     log(`instance ${server.name} on 127.0.0.1:${server.port}, PID ${instances[index].child.pid}`);
   const port = Number(args.port);
-  await writeFile(join(dir, 'haproxy.cfg'), haproxyConfig(port, servers));
+  await writeFile(join(dir, 'haproxy.cfg'), haproxyConfig({ port, servers }));
   const balancer = await startPeer('HAProxy', '/usr/sbin/haproxy', ['-db', '-f', join(dir, 'haproxy.cfg')], port);
   cleanups.push(() => balancer.stop());
   log(`HAProxy on http://127.0.0.1:${port}, PID ${balancer.pid}`);

@@ -1,9 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../ports.js';
-import { startServer, stopServer, waitUntil, type ServerProcess } from './processes.js';
+import { haproxyConfig } from './configs.js';
+import { startInDirectory, startServer, waitUntil } from './processes.js';
+
+export { CHECK_INTERVAL_MS, SERVED_BY } from './configs.js';
 
 /** A real HAProxy on loopback: round robin over the given servers, each health-checked on /health/ready. */
 export interface HaproxyPeer {
@@ -23,56 +25,16 @@ export interface HaproxyServer {
 }
 
 const HAPROXY = '/usr/sbin/haproxy';
-/** Every answer names the server that gave it, so a test sees where round robin sent each request. */
-export const SERVED_BY = 'x-served-by';
-/** How often each server is checked: two failed checks take it out, two passed ones bring it back. */
-export const CHECK_INTERVAL_MS = 500;
-/**
- * How long HAProxy keeps an idle client connection open: shorter than the service's keep-alive timeout
- * (KEEP_ALIVE_TIMEOUT_SECONDS, 72 s), so that the balancer closes an idle connection first.
- */
-export const CLIENT_KEEP_ALIVE_SECONDS = 60;
 const START_MS = 15_000;
 
-function haproxyConfig(port: number, servers: HaproxyServer[], statsSocket: string): string {
-  return `global
-  maxconn 2000
-  stats socket ${statsSocket} mode 600 level admin
-
-defaults
-  mode http
-  timeout connect 1s
-  timeout client 30s
-  timeout server 30s
-  timeout http-keep-alive ${CLIENT_KEEP_ALIVE_SECONDS}s
-  timeout check 1s
-  # a connection a dead server refused is tried again on another one (nothing reached the dead one)
-  retries 2
-  option redispatch 1
-
-frontend storefront
-  bind 127.0.0.1:${port}
-  default_backend instances
-
-backend instances
-  balance roundrobin
-  option httpchk GET /health/ready
-  http-check expect status 200
-  http-response set-header ${SERVED_BY} %[srv_name]
-${servers.map((server) => `  server ${server.name} 127.0.0.1:${server.port} check inter ${CHECK_INTERVAL_MS}ms fall 2 rise 2`).join('\n')}
-`;
-}
-
 export async function startHaproxy(servers: HaproxyServer[]): Promise<HaproxyPeer> {
-  const dir = await mkdtemp(join(tmpdir(), 'haproxy-peer-'));
-  let server: ServerProcess | undefined;
-  try {
+  return startInDirectory('haproxy-peer-', async (dir, keep) => {
     const port = await freePort();
     const config = join(dir, 'haproxy.cfg');
     const socket = join(dir, 'admin.sock');
-    await writeFile(config, haproxyConfig(port, servers, socket));
+    await writeFile(config, haproxyConfig({ port, servers, statsSocket: socket }));
     // -db: in the foreground, so the PID is HAProxy's own, and its warnings (a server going DOWN) in its log.
-    server = startServer(HAPROXY, ['-db', '-f', config], join(dir, 'haproxy.log'));
+    const server = keep(startServer(HAPROXY, ['-db', '-f', config], join(dir, 'haproxy.log')));
     const states = () => serverStates(socket);
     await waitUntil(
       `HAProxy on 127.0.0.1:${port} with every server UP`,
@@ -80,23 +42,8 @@ export async function startHaproxy(servers: HaproxyServer[]): Promise<HaproxyPee
       [server],
       START_MS,
     );
-    const running = server;
-    let stopping: Promise<void> | undefined;
-    return {
-      port,
-      pid: running.pid,
-      url: `http://127.0.0.1:${port}`,
-      states,
-      stop() {
-        stopping ??= stopServer(running).then(() => rm(dir, { recursive: true, force: true }));
-        return stopping;
-      },
-    };
-  } catch (error) {
-    if (server) await stopServer(server);
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+    return { port, pid: server.pid, url: `http://127.0.0.1:${port}`, states };
+  });
 }
 
 /** The backend's servers and their status, from `show stat` on HAProxy's runtime API. */

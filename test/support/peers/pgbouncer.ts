@@ -1,9 +1,9 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from '../ports.js';
-import { startServer, stopServer, waitUntil, type ServerProcess } from './processes.js';
+import { pgbouncerIni } from './configs.js';
+import { startInDirectory, startServer, waitUntil } from './processes.js';
 
 /** A real PgBouncer on loopback in transaction pooling mode, in front of one database of the test server. */
 export interface PgBouncerPeer {
@@ -31,38 +31,14 @@ export async function startPgBouncer(databaseUrl: string, poolSize = 3): Promise
   const target = new URL(databaseUrl);
   const database = target.pathname.slice(1);
   const user = decodeURIComponent(target.username) || 'postgres';
-  const dir = await mkdtemp(join(tmpdir(), 'pgbouncer-peer-'));
-  let server: ServerProcess | undefined;
-  try {
+  return startInDirectory('pgbouncer-peer-', async (dir, keep) => {
     await chmod(dir, 0o755); // PgBouncer, as postgres, reads its files here
     const port = await freePort();
     const ini = join(dir, 'pgbouncer.ini');
     const userlist = join(dir, 'userlist.txt');
     await writeFile(userlist, `"${user}" ""\n`, { mode: 0o644 });
-    await writeFile(
-      ini,
-      `[databases]
-${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database} user=${user}
-
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = ${port}
-unix_socket_dir =
-auth_type = trust
-auth_file = ${userlist}
-admin_users = ${user}
-pool_mode = transaction
-max_client_conn = 200
-default_pool_size = ${poolSize}
-reserve_pool_size = 0
-; Each transaction takes the server connection idle longest rather than the one just released, so that
-; state a transaction left behind on one would show up in another client's transaction.
-server_round_robin = 1
-ignore_startup_parameters = extra_float_digits
-`,
-      { mode: 0o644 },
-    );
-    server = startServer(PGBOUNCER, [ini], join(dir, 'pgbouncer.log'), { user: RUN_AS });
+    await writeFile(ini, pgbouncerIni({ databaseUrl, user, port, userlist, poolSize, roundRobin: true }), { mode: 0o644 });
+    const server = keep(startServer(PGBOUNCER, [ini], join(dir, 'pgbouncer.log'), { user: RUN_AS }));
     const url = `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`;
     await waitUntil(
       `PgBouncer on 127.0.0.1:${port}`,
@@ -70,23 +46,13 @@ ignore_startup_parameters = extra_float_digits
       [server],
       START_MS,
     );
-    const running = server;
-    let stopping: Promise<void> | undefined;
     return {
       port,
-      pid: running.pid,
+      pid: server.pid,
       url,
-      admin: (command) => query(`postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/pgbouncer`, command),
-      stop() {
-        stopping ??= stopServer(running).then(() => rm(dir, { recursive: true, force: true }));
-        return stopping;
-      },
+      admin: (command: string) => query(`postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/pgbouncer`, command),
     };
-  } catch (error) {
-    if (server) await stopServer(server);
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }
 
 /** One statement on a connection of its own (the admin console speaks only the simple protocol, which pg uses without parameters). */

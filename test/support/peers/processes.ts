@@ -1,7 +1,9 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A server a harness started: its PID, where its output goes, and when it has exited. */
@@ -40,6 +42,34 @@ export function startServer(command: string, args: string[], logPath: string, op
     child.on('exit', (code, signal) => gone(signal ?? `code ${code}`));
   });
   return { pid, logPath, exited, hasExited: () => done };
+}
+
+/**
+ * Starts a server in a new temporary directory (its configuration, data and log): `start` writes what it needs
+ * there and starts the server through `keep`. Should `start` fail, what it started is stopped and the directory
+ * removed; afterwards the answer's `stop` does the same (by PID, once however often it is called).
+ */
+export async function startInDirectory<T extends object>(
+  prefix: string,
+  start: (dir: string, keep: (server: ServerProcess) => ServerProcess) => Promise<T>,
+): Promise<T & { stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const servers: ServerProcess[] = [];
+  const stopAll = async () => {
+    await Promise.all(servers.map((server) => stopServer(server)));
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const started = await start(dir, (server) => {
+      servers.push(server);
+      return server;
+    });
+    let stopping: Promise<void> | undefined;
+    return Object.assign(started, { stop: () => (stopping ??= stopAll()) });
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
 }
 
 /** Sends `signal` to the process and waits until it has gone; SIGKILL when it outlives `ms`. Nothing when it is already gone. */

@@ -1,8 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freePort } from '../ports.js';
-import { startServer, stopServer, waitUntil, type ServerProcess } from './processes.js';
+import { startInDirectory, startServer, waitUntil } from './processes.js';
 
 /** A real Prometheus (Debian's) on loopback, scraping the given targets every second. */
 export interface PrometheusPeer {
@@ -18,9 +17,7 @@ const PROMETHEUS = '/usr/bin/prometheus';
 const START_MS = 30_000;
 
 export async function startPrometheus(targets: string[]): Promise<PrometheusPeer> {
-  const dir = await mkdtemp(join(tmpdir(), 'prometheus-peer-'));
-  let server: ServerProcess | undefined;
-  try {
+  return startInDirectory('prometheus-peer-', async (dir, keep) => {
     const port = await freePort();
     const config = join(dir, 'prometheus.yml');
     await writeFile(
@@ -34,39 +31,27 @@ scrape_configs:
       - targets: [${targets.map((target) => JSON.stringify(target)).join(', ')}]
 `,
     );
-    server = startServer(
-      PROMETHEUS,
-      [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
-      join(dir, 'prometheus.log'),
+    const server = keep(
+      startServer(
+        PROMETHEUS,
+        [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+        join(dir, 'prometheus.log'),
+      ),
     );
     const url = `http://127.0.0.1:${port}`;
     await waitUntil(`prometheus on ${url}`, async () => (await fetch(`${url}/-/ready`)).ok, [server], START_MS);
-    return peer(server, dir, url);
-  } catch (error) {
-    if (server) await stopServer(server);
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+    return { url, pid: server.pid, query: (expression: string) => query(url, expression) };
+  });
 }
 
-function peer(server: ServerProcess, dir: string, url: string): PrometheusPeer {
-  let stopping: Promise<void> | undefined;
-  return {
-    url,
-    pid: server.pid,
-    async query(expression) {
-      const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`);
-      const body = (await response.json()) as {
-        status: string;
-        error?: string;
-        data: { result: { metric: Record<string, string>; value: [number, string] }[] };
-      };
-      if (body.status !== 'success') throw new Error(`prometheus refused ${expression}: ${body.error}`);
-      return body.data.result.map((series) => ({ labels: series.metric, value: Number(series.value[1]) }));
-    },
-    stop() {
-      stopping ??= stopServer(server).then(() => rm(dir, { recursive: true, force: true }));
-      return stopping;
-    },
+/** An instant query through the HTTP API: each series' labels and value. */
+async function query(url: string, expression: string): Promise<{ labels: Record<string, string>; value: number }[]> {
+  const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`);
+  const body = (await response.json()) as {
+    status: string;
+    error?: string;
+    data: { result: { metric: Record<string, string>; value: [number, string] }[] };
   };
+  if (body.status !== 'success') throw new Error(`prometheus refused ${expression}: ${body.error}`);
+  return body.data.result.map((series) => ({ labels: series.metric, value: Number(series.value[1]) }));
 }
