@@ -9,9 +9,9 @@ import { type Sampler, SamplingDecision, type SamplingResult, TraceIdRatioBasedS
 export const DEFAULT_REQUEST_TRACE_RATIO = 0.1;
 
 /**
- * The default sampler of a trace's first span: a request's (a server span) is kept for `ratio` of trace ids,
- * every other (a job, work on a schedule) always. Behind ParentBasedSampler, so a caller's `traceparent`
- * decides for the request it sends.
+ * The default sampler of a trace's first span: a job's (a consumer span: pg-boss's `process <queue>`) is always
+ * kept, any other (a request's server span, or what a request left out starts) for `ratio` of trace ids. Behind
+ * ParentBasedSampler, so a caller's `traceparent` decides for the request it sends.
  */
 export class RequestRatioSampler implements Sampler {
   private readonly requests: TraceIdRatioBasedSampler;
@@ -21,11 +21,11 @@ export class RequestRatioSampler implements Sampler {
   }
 
   shouldSample(context: Context, traceId: string, _name: string, kind: SpanKind): SamplingResult {
-    return kind === SpanKind.SERVER ? this.requests.shouldSample(context, traceId) : { decision: SamplingDecision.RECORD_AND_SAMPLED };
+    return kind === SpanKind.CONSUMER ? { decision: SamplingDecision.RECORD_AND_SAMPLED } : this.requests.shouldSample(context, traceId);
   }
 
   toString(): string {
-    return `RequestRatioSampler{requests=${this.ratio}, others=always}`;
+    return `RequestRatioSampler{jobs=always, others=${this.ratio}}`;
   }
 }
 
