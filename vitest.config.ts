@@ -15,9 +15,10 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['reflect-metadata'],
     pool: 'forks',
-    // The suites mostly wait on PostgreSQL, Chromium and the test peers: a fork per core, not vitest's one
-    // fewer (on this 2-core machine the whole run took 1,008 s with one fork, 512 s with two).
-    maxWorkers: 3,
+    // The suites mostly wait on PostgreSQL, Chromium and the test peers: a fork per core, not vitest's one fewer.
+    // On 2026-11-28 from a fresh clone, on this quiet 2-core machine, the suite took 676 s with two forks and
+    // 614-632 s with three: too little gained to crowd the timing-sensitive tests onto two cores.
+    maxWorkers: '100%',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The JSON report lets .ci/run print a plain 'N passed, N failed' line.
