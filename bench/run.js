@@ -214,7 +214,8 @@ async function compareTelemetry(databaseUrl, { apiKey, slug, names }) {
       off: await startService(databaseUrl),
       on: await startService(databaseUrl, { env: { ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: String(metricsPort) } }),
     };
-    cleanups.push(() => Promise.all(Object.values(instances).map((instance) => instance.stop())));
+    const stopInstances = () => Promise.all(Object.values(instances).map((instance) => instance.stop()));
+    cleanups.push(stopInstances);
     const requests = {};
     for (const [side, instance] of Object.entries(instances)) {
       requests[side] = scenarioRequests({ base: instance.base, apiKey, token: await mintToken(instance.base, apiKey), slug });
@@ -231,7 +232,7 @@ async function compareTelemetry(databaseUrl, { apiKey, slug, names }) {
     const scraped = scraper.stop();
     scrapes.ok += scraped.ok;
     scrapes.failed += scraped.failed;
-    await Promise.all(Object.values(instances).map((instance) => instance.stop()));
+    await stopInstances();
     cleanups.pop();
   }
   await sink.stop();

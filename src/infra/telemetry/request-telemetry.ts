@@ -30,10 +30,10 @@ export async function registerTelemetry(app: NestFastifyApplication): Promise<vo
     // a cost of their own for the collector. Declared once, so every request keeps one shape.
     fastify.decorateRequest(SPAN, null);
     fastify.addHook('onRequest', (request, _reply, done) => {
-      const route = request.routeOptions.url;
       // Only a caller's `traceparent` can make the request a child; without one, no propagator need read the headers.
       const parent = request.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, request.headers);
-      const span = tracer.startSpan(route ? `${request.method} ${route}` : request.method, { kind: SpanKind.SERVER }, parent);
+      // Named by its route once answered (onResponse), where the route template is read for the metrics too.
+      const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER }, parent);
       // Attributes only on spans kept: a request the sampler leaves out (most, by default) builds none.
       if (span.isRecording()) {
         const query = request.url.indexOf('?');
@@ -41,8 +41,6 @@ export async function registerTelemetry(app: NestFastifyApplication): Promise<vo
           'http.request.method': request.method,
           'url.path': query === -1 ? request.url : request.url.slice(0, query),
           'storefront.request_id': request.id,
-          // Unset for a path no route matches, so that scanners' paths never name a span or a series.
-          ...(route ? { 'http.route': route } : {}),
         });
       }
       request[SPAN] = span;
@@ -69,6 +67,8 @@ export async function registerTelemetry(app: NestFastifyApplication): Promise<vo
     if (metrics) recordHttpRequest(request.method, route, status, reply.elapsedTime / 1000);
     const span = request[SPAN];
     if (span?.isRecording()) {
+      // Unset for a path no route matches, so that scanners' paths never name a span or a series.
+      if (route) span.updateName(`${request.method} ${route}`).setAttribute('http.route', route);
       const storeId = request.principal?.storeId ?? request.admin?.storeId ?? request.apiKey?.storeId;
       span.setAttribute('http.response.status_code', status);
       if (storeId) span.setAttribute('storefront.store_id', storeId);
