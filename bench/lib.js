@@ -598,6 +598,32 @@ export async function backgroundCpuPercent(ms = 1000) {
 }
 
 /**
+ * Keeps the process `pid` and all its threads on the given processors (Linux `taskset`). Returns whether it could.
+ */
+export async function pinToProcessors(pid, processors) {
+  try {
+    await execFileAsync('taskset', ['--all-tasks', '--pid', '--cpu-list', processors, String(pid)]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU time (user and system) the process `pid` has used so far, in seconds (Linux /proc; null elsewhere). */
+export function processCpuSeconds(pid) {
+  try {
+    // The command name (field 2) is in parentheses and may hold spaces: count the fields after its closing one.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+/** Linux's USER_HZ, what /proc counts CPU time in: 100 on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
  * The checked-out commit, read from .git without running git (best effort; uncommitted changes are not
  * detected). In a worktree, .git is a file naming the worktree's git directory, whose `commondir` holds
  * the refs.

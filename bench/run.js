@@ -5,8 +5,11 @@
 // --warmup N (BENCH_WARMUP_SECONDS, default 2), --connections N (BENCH_CONNECTIONS, default 50),
 // --only mint,list,listIdentity,detail,listUncached (default all; the ceiling always runs),
 // --telemetry (also the catalogue and mint scenarios on fresh pairs of instances, one with traces and metrics
-// on and one without, measured alternately; see bench/README.md),
+// on and one without, measured alternately; see bench/README.md), --telemetry-aa (the same with telemetry off on
+// both sides of each pair: the method's own bias, which should read 1), --telemetry-rounds N (BENCH_TELEMETRY_ROUNDS,
+// default 3: pairs of fresh instances),
 // --update-reference (also replace bench/results/bench-reference.json with this run's results).
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   assertBuilt,
@@ -21,6 +24,8 @@ import {
   log,
   machineInfo,
   mintToken,
+  pinToProcessors,
+  processCpuSeconds,
   scenarioRequests,
   scrapeEvery,
   startCeiling,
@@ -39,6 +44,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: process.env.BENCH_CONNECTIONS ?? '50' },
     only: { type: 'string', default: 'mint,list,listIdentity,detail,listUncached' },
     telemetry: { type: 'boolean', default: false },
+    'telemetry-aa': { type: 'boolean', default: false },
+    'telemetry-rounds': { type: 'string', default: process.env.BENCH_TELEMETRY_ROUNDS ?? '3' },
     ...UPDATE_REFERENCE_OPTION,
   },
 });
@@ -111,9 +118,10 @@ async function main() {
     cleanups.pop();
   }
 
-  const telemetry = args.telemetry
-    ? await compareTelemetry(database.url, { apiKey: store.apiKey, slug, names: serviceScenarios })
-    : undefined;
+  const telemetry =
+    args.telemetry || args['telemetry-aa']
+      ? await compareTelemetry(database.url, { apiKey: store.apiKey, slug, names: serviceScenarios, control: args['telemetry-aa'] })
+      : undefined;
 
   const serviceOutput = service.output();
   await service.stop();
@@ -188,48 +196,76 @@ async function main() {
 
 /** Scrapes of the metrics, as often as this, while an instance with telemetry on is measured. */
 const SCRAPE_MS = 5000;
-/** Pairs of fresh instances, one with telemetry off and one on, each pair measured alternately. */
-const TELEMETRY_ROUNDS = 3;
+/** Pairs of fresh instances, one with telemetry off and one on. */
+const TELEMETRY_ROUNDS = Number(args['telemetry-rounds']);
 /** A fresh instance's warm-up per scenario: after 2 or 3 s, identical instances still differed by a fifth. */
 const TELEMETRY_WARMUP_SECONDS = 5;
+/** Each scenario is measured in slices this long, one instance of the pair, then the other, and again. */
+const TELEMETRY_SLICE_SECONDS = 2;
+/** Slices of each side, per scenario and round. */
+const TELEMETRY_SLICES = 5;
 
 /**
  * Telemetry's cost: in each of TELEMETRY_ROUNDS rounds, two fresh instances on the bench's database, one with
  * telemetry off and one on (traces over OTLP to a local sink with the service's default sampler, or the bench's
- * own OTEL_* variables; metrics for Prometheus on METRICS_PORT, read every SCRAPE_MS, and over OTLP), each
- * scenario measured on one then the other, after TELEMETRY_WARMUP_SECONDS of each. Fresh pairs, because two
- * identical instances of one run measured up to a third apart in requests per second: one pair alone measures
- * the instances as much as the telemetry. The first instance idles meanwhile.
+ * own OTEL_* variables; metrics for Prometheus on METRICS_PORT, read every SCRAPE_MS, and over OTLP). Each scenario
+ * is measured in short slices, the two instances in turn (off, on, on, off…), so that what else the shared machine
+ * does in a given second weighs on both alike: measured ten seconds at a time, one after the other, identical
+ * instances differed by up to a fifth. Fresh pairs, because two identical instances also differ for life (up to a
+ * third in requests per second). Besides requests per second, each slice counts the CPU time the instance used
+ * (/proc), so that the cost per request is read directly. The bench's first instance idles meanwhile.
+ * On a machine of two processors or more, the bench keeps to the first and the measured instances to the second, so
+ * that the load and the instance never take turns on one processor, and the two instances meet the same one.
+ * With `control`, both instances of each pair run with telemetry off: the method's own bias, which should read 1.
  */
-async function compareTelemetry(databaseUrl, { apiKey, slug, names }) {
+async function compareTelemetry(databaseUrl, { apiKey, slug, names, control }) {
+  const processors = availableParallelism();
+  const pinned = processors >= 2 && (await pinToProcessors(process.pid, '0'));
+  if (pinned) cleanups.push(() => pinToProcessors(process.pid, `0-${processors - 1}`));
   const sink = await startOtlpSink();
   cleanups.push(() => sink.stop());
   // The bench's own OTEL_* variables (a sampler…) go to the instances with telemetry on only.
   const otel = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_')));
-  const runs = Object.fromEntries(names.map((name) => [name, { off: [], on: [] }]));
+  const slices = Object.fromEntries(names.map((name) => [name, { off: [], on: [] }]));
   const scrapes = { ok: 0, failed: 0 };
   for (let round = 1; round <= TELEMETRY_ROUNDS; round++) {
     const metricsPort = await freePort();
     const instances = {
       off: await startService(databaseUrl),
-      on: await startService(databaseUrl, { env: { ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: String(metricsPort) } }),
+      on: control
+        ? await startService(databaseUrl)
+        : await startService(databaseUrl, { env: { ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: String(metricsPort) } }),
     };
     const stopInstances = () => Promise.all(Object.values(instances).map((instance) => instance.stop()));
     cleanups.push(stopInstances);
+    if (pinned) for (const instance of Object.values(instances)) await pinToProcessors(instance.child.pid, '1');
     const requests = {};
     for (const [side, instance] of Object.entries(instances)) {
       requests[side] = scenarioRequests({ base: instance.base, apiKey, token: await mintToken(instance.base, apiKey), slug });
       for (const name of names) await load(requests[side][name], { ...settings, seconds: TELEMETRY_WARMUP_SECONDS, warmupSeconds: 0 });
     }
-    const scraper = scrapeEvery(`http://127.0.0.1:${metricsPort}/metrics`, SCRAPE_MS);
+    const scraper = control ? undefined : scrapeEvery(`http://127.0.0.1:${metricsPort}/metrics`, SCRAPE_MS);
     for (const name of names) {
       log(
-        `telemetry round ${round}/${TELEMETRY_ROUNDS}, ${name}: off, then on (fresh instances ${instances.off.base}, ${instances.on.base})`,
+        `telemetry round ${round}/${TELEMETRY_ROUNDS}, ${name}: ${TELEMETRY_SLICES} slices of ${TELEMETRY_SLICE_SECONDS} s on each instance in turn (off ${instances.off.base}, on ${instances.on.base}${control ? ', both off' : ''})`,
       );
-      runs[name].off.push(await load(requests.off[name], { ...settings, warmupSeconds: 0 }));
-      runs[name].on.push(await load(requests.on[name], { ...settings, warmupSeconds: 0 }));
+      for (let slice = 0; slice < TELEMETRY_SLICES; slice++) {
+        for (const side of (round + slice) % 2 === 0 ? ['off', 'on'] : ['on', 'off']) {
+          const pid = instances[side].child.pid;
+          const cpuBefore = processCpuSeconds(pid);
+          const result = await load(requests[side][name], { ...settings, seconds: TELEMETRY_SLICE_SECONDS, warmupSeconds: 0 });
+          const cpuAfter = processCpuSeconds(pid);
+          slices[name][side].push({
+            round,
+            requests: result.requests,
+            cpuSeconds: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+            p99Ms: result.latencyMs.p99,
+            failed: result.non2xx + result.errors + result.timeouts,
+          });
+        }
+      }
     }
-    const scraped = scraper.stop();
+    const scraped = scraper?.stop() ?? { ok: 0, failed: 0 };
     scrapes.ok += scraped.ok;
     scrapes.failed += scraped.failed;
     await stopInstances();
@@ -237,29 +273,78 @@ async function compareTelemetry(databaseUrl, { apiKey, slug, names }) {
   }
   await sink.stop();
   cleanups.pop();
+  if (pinned) await cleanups.pop()();
 
-  const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const summary = (measured) => ({
-    rps: Number(mean(measured.map((run) => run.rps.mean)).toFixed(1)),
-    p50Ms: Number(mean(measured.map((run) => run.latencyMs.p50)).toFixed(2)),
-    p99Ms: Number(mean(measured.map((run) => run.latencyMs.p99)).toFixed(2)),
-    failed: measured.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0),
-  });
   const scenarios = Object.fromEntries(
-    Object.entries(runs).map(([name, measured]) => {
-      const [withoutTelemetry, withTelemetry] = [summary(measured.off), summary(measured.on)];
-      const roundRatios = measured.on.map((run, i) => Number((run.rps.mean / measured.off[i].rps.mean).toFixed(3)));
+    Object.entries(slices).map(([name, { off, on }]) => {
+      const [withoutTelemetry, withTelemetry] = [telemetrySide(off), telemetrySide(on)];
+      const ratio = (a, b) => Number((a / b).toFixed(3));
+      const sliceRatios = on.map((slice, i) => slice.requests / off[i].requests).sort((a, b) => a - b);
+      const rounds = Array.from({ length: TELEMETRY_ROUNDS }, (_, i) => i + 1);
       return [
         name,
-        { off: withoutTelemetry, on: withTelemetry, rpsRatio: Number((withTelemetry.rps / withoutTelemetry.rps).toFixed(3)), roundRatios },
+        {
+          off: withoutTelemetry,
+          on: withTelemetry,
+          rpsRatio: ratio(withTelemetry.rps, withoutTelemetry.rps),
+          cpuPerRequestRatio:
+            withTelemetry.cpuMicrosPerRequest && withoutTelemetry.cpuMicrosPerRequest
+              ? ratio(withTelemetry.cpuMicrosPerRequest, withoutTelemetry.cpuMicrosPerRequest)
+              : null,
+          roundRatios: rounds.map((r) =>
+            ratio(telemetrySide(on.filter((s) => s.round === r)).rps, telemetrySide(off.filter((s) => s.round === r)).rps),
+          ),
+          sliceRatios: {
+            min: ratio(sliceRatios[0], 1),
+            median: ratio(sliceRatios[Math.floor(sliceRatios.length / 2)], 1),
+            max: ratio(sliceRatios.at(-1), 1),
+          },
+        },
       ];
     }),
   );
-  return { env: otel, rounds: TELEMETRY_ROUNDS, scrapeSeconds: SCRAPE_MS / 1000, scrapes, otlp: sink.received, scenarios };
+  return {
+    control: Boolean(control),
+    pinned,
+    env: otel,
+    rounds: TELEMETRY_ROUNDS,
+    slices: TELEMETRY_SLICES,
+    sliceSeconds: TELEMETRY_SLICE_SECONDS,
+    scrapeSeconds: SCRAPE_MS / 1000,
+    scrapes,
+    otlp: sink.received,
+    scenarios,
+  };
 }
 
-function printTelemetry({ scenarios, scrapes, otlp }) {
-  const rows = [['telemetry', 'off req/s', 'on req/s', 'on / off', 'by round', 'off p99 ms', 'on p99 ms']];
+/** One side's slices together: requests per second, CPU per request, the slices' mean p99, and the failures. */
+function telemetrySide(slices) {
+  const requests = slices.reduce((sum, slice) => sum + slice.requests, 0);
+  const cpuSeconds = slices.every((slice) => slice.cpuSeconds !== null) ? slices.reduce((sum, slice) => sum + slice.cpuSeconds, 0) : null;
+  return {
+    rps: Number((requests / (slices.length * TELEMETRY_SLICE_SECONDS)).toFixed(1)),
+    cpuMicrosPerRequest: cpuSeconds === null || requests === 0 ? null : Number(((cpuSeconds * 1e6) / requests).toFixed(1)),
+    p99Ms: Number((slices.reduce((sum, slice) => sum + slice.p99Ms, 0) / slices.length).toFixed(2)),
+    failed: slices.reduce((sum, slice) => sum + slice.failed, 0),
+  };
+}
+
+function printTelemetry({ control, scenarios, scrapes, otlp }) {
+  const rows = [
+    [
+      control ? 'control (both off)' : 'telemetry',
+      'off req/s',
+      'on req/s',
+      'on / off',
+      'by round',
+      'slice pairs min med max',
+      'CPU µs/req off',
+      'on',
+      'on / off',
+      'p99 ms off',
+      'on',
+    ],
+  ];
   for (const [name, r] of Object.entries(scenarios)) {
     rows.push([
       name,
@@ -267,6 +352,10 @@ function printTelemetry({ scenarios, scrapes, otlp }) {
       r.on.rps.toFixed(0),
       r.rpsRatio.toFixed(3),
       r.roundRatios.map((ratio) => ratio.toFixed(2)).join(' '),
+      [r.sliceRatios.min, r.sliceRatios.median, r.sliceRatios.max].map((ratio) => ratio.toFixed(2)).join(' '),
+      String(r.off.cpuMicrosPerRequest ?? '-'),
+      String(r.on.cpuMicrosPerRequest ?? '-'),
+      r.cpuPerRequestRatio?.toFixed(3) ?? '-',
       String(r.off.p99Ms),
       String(r.on.p99Ms),
     ]);
