@@ -1,4 +1,4 @@
-import { metrics, type Meter } from '@opentelemetry/api';
+import { type Attributes, metrics, type Meter } from '@opentelemetry/api';
 import type pg from 'pg';
 
 /**
@@ -125,11 +125,16 @@ export function observeFoldLag(read: () => Promise<number>): void {
   ours();
 }
 
-/** A request answered: its method, route template (none when no route matched), status and duration. */
-export function recordHttpRequest(method: string, route: string | undefined, status: number, seconds: number): void {
-  const attributes: Record<string, string | number> = { 'http.request.method': method, 'http.response.status_code': status };
+/** A request's measurement attributes: its method, route template (none when no route matched) and status. */
+export function httpRequestAttributes(method: string, route: string | undefined, status: number): Attributes {
+  const attributes: Attributes = { 'http.request.method': method, 'http.response.status_code': status };
   if (route) attributes['http.route'] = route;
   if (status >= 500) attributes['error.type'] = String(status);
+  return attributes;
+}
+
+/** A request answered in `seconds`, with its httpRequestAttributes. */
+export function recordHttpRequest(seconds: number, attributes: Attributes): void {
   ours().httpRequestDuration.record(seconds, attributes);
 }
 

@@ -8,7 +8,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import type { AppConfig } from '../config/app-config.js';
 import { telemetryState } from './state.js';
-import { DEFAULT_REQUEST_TRACE_RATIO, RequestRatioSampler } from './tracing.js';
+import { DEFAULT_REQUEST_TRACES_PER_SECOND, RateLimitedRequestSampler } from './tracing.js';
 
 export interface Telemetry {
   /** Flushes what is buffered (spans, the last metrics) and stops the metrics server. */
@@ -48,14 +48,13 @@ export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv =
   }
   if (!tracing && readers.length === 0) return null;
 
+  const defaultSampler = tracing && !env.OTEL_TRACES_SAMPLER ? new RateLimitedRequestSampler(DEFAULT_REQUEST_TRACES_PER_SECOND) : undefined;
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME ? undefined : 'storefront',
     metricReaders: readers,
     // Traces from the OTEL_* variables (exporter, protocol, sampler…); none at all without an endpoint.
     ...(tracing ? {} : { spanProcessors: [] }),
-    ...(tracing && !env.OTEL_TRACES_SAMPLER
-      ? { sampler: new ParentBasedSampler({ root: new RequestRatioSampler(DEFAULT_REQUEST_TRACE_RATIO) }) }
-      : {}),
+    ...(defaultSampler ? { sampler: new ParentBasedSampler({ root: defaultSampler }) } : {}),
     logRecordProcessors: [],
     views: [
       // One storage for each of the service's instruments whatever the number of readers (Prometheus, OTLP):
@@ -82,5 +81,6 @@ export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv =
   sdk.start();
   telemetryState.tracing = tracing;
   telemetryState.metrics = readers.length > 0;
+  if (defaultSampler) telemetryState.mayKeepRequestTrace = () => defaultSampler.mayKeep();
   return { shutdown: () => sdk.shutdown() };
 }
