@@ -61,6 +61,9 @@ describe('metrics scraped by Prometheus', () => {
       });
       expect(detail.status).toBe(200);
     }
+    // Refused by the request guards, before the route's own hooks run, and no route at all.
+    expect((await fetch(`${service.url}/v1/catalogue/products/a%00b`)).status).toBe(400);
+    expect((await fetch(`${service.url}/v1/no-such-route`)).status).toBe(404);
     const limited = await issueKey(t.app, store.storeId, { rateLimitPerMinute: 1 });
     expect((await mint(limited.key)).status).toBe(201);
     expect((await mint(limited.key)).status).toBe(429);
@@ -74,8 +77,14 @@ describe('metrics scraped by Prometheus', () => {
     expect(count('/v1/catalogue/products', '200')).toBe(1);
     expect(count('/v1/auth/anonymous', '201')).toBe(2);
     expect(count('/v1/auth/anonymous', '429')).toBe(1);
+    expect(count('/v1/catalogue/products/:idOrSlug', '400')).toBe(1);
+    expect(requests.filter((one) => one.labels.http_response_status_code === '404').map((one) => one.labels.http_route)).toEqual([
+      undefined,
+    ]);
     // No series for a concrete path: the template is the label.
-    expect(requests.filter((one) => one.labels.http_route?.includes(product.slug))).toEqual([]);
+    expect(requests.filter((one) => one.labels.http_route?.includes(product.slug) || one.labels.http_route?.includes('no-such'))).toEqual(
+      [],
+    );
     expect(requests.find((one) => one.labels.http_route === '/v1/auth/anonymous')?.labels).toMatchObject({
       http_request_method: 'POST',
       job: 'storefront',

@@ -48,10 +48,13 @@ export async function registerTelemetry(app: NestFastifyApplication): Promise<vo
   if (!tracing && !metrics) return;
   const fastify = app.getHttpAdapter().getInstance();
   // Each route's template kept on its requests from their arrival, read as each is answered: Fastify's
-  // `request.routeOptions` builds an object of a dozen fields on each read.
+  // `request.routeOptions` builds an object of a dozen fields on each read. A request refused before its route's
+  // own hooks ran (by the request guards) is looked up through it.
+  const routes = new Map<string, RouteTelemetry>();
   fastify.decorateRequest(ROUTE, null);
   fastify.addHook('onRoute', (route) => {
-    const telemetry = new RouteTelemetry(route.url);
+    let telemetry = routes.get(route.url);
+    if (!telemetry) routes.set(route.url, (telemetry = new RouteTelemetry(route.url)));
     const remember: onRequestHookHandler = (request, _reply, done) => {
       request[ROUTE] = telemetry;
       done();
@@ -101,7 +104,7 @@ export async function registerTelemetry(app: NestFastifyApplication): Promise<vo
   fastify.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     // None for a path no route matches, so that scanners' paths never name a span or a series.
-    const route = request[ROUTE];
+    const route = request[ROUTE] ?? routes.get(request.routeOptions.url ?? '');
     if (metrics) {
       const seconds = reply.elapsedTime / 1000;
       recordHttpRequest(seconds, route ? route.measured(request.method, status) : httpRequestAttributes(request.method, undefined, status));
