@@ -232,9 +232,9 @@ async function compareTelemetry(databaseUrl, { apiKey, slug, names, control }) {
     const metricsPort = await freePort();
     const instances = {
       off: await startService(databaseUrl),
-      on: control
-        ? await startService(databaseUrl)
-        : await startService(databaseUrl, { env: { ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: String(metricsPort) } }),
+      on: await startService(databaseUrl, {
+        env: control ? {} : { ...otel, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, METRICS_PORT: String(metricsPort) },
+      }),
     };
     const stopInstances = () => Promise.all(Object.values(instances).map((instance) => instance.stop()));
     cleanups.push(stopInstances);
