@@ -7,7 +7,8 @@
 // --telemetry (also the catalogue and mint scenarios on fresh pairs of instances, one with traces and metrics
 // on and one without, measured alternately; see bench/README.md), --telemetry-aa (the same with telemetry off on
 // both sides of each pair: the method's own bias, which should read 1), --telemetry-rounds N (BENCH_TELEMETRY_ROUNDS,
-// default 3: pairs of fresh instances),
+// default 3: pairs of fresh instances), --telemetry-only (the pairs alone: neither the ceiling nor the bench's own
+// instance is measured),
 // --update-reference (also replace bench/results/bench-reference.json with this run's results).
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -46,11 +47,14 @@ const { values: args } = parseArgs({
     telemetry: { type: 'boolean', default: false },
     'telemetry-aa': { type: 'boolean', default: false },
     'telemetry-rounds': { type: 'string', default: process.env.BENCH_TELEMETRY_ROUNDS ?? '3' },
+    'telemetry-only': { type: 'boolean', default: false },
     ...UPDATE_REFERENCE_OPTION,
   },
 });
 const settings = { seconds: Number(args.seconds), warmupSeconds: Number(args.warmup), connections: Number(args.connections) };
 const only = new Set(args.only.split(',').map((name) => name.trim()));
+const telemetryOnly = args['telemetry-only'];
+const compareTelemetryToo = args.telemetry || args['telemetry-aa'] || telemetryOnly;
 
 const { cleanups, run } = cleanupStack();
 
@@ -88,40 +92,41 @@ async function main() {
     };
   };
 
-  // (a) the ceiling, measured while the service idles (it is started, but receives nothing).
-  const ceiling = await startCeiling();
-  cleanups.push(() => ceiling.stop());
-  const ceilingRequest = { url: `${ceiling.base}/hello`, method: 'GET', headers: {} };
-  await measure('ceiling', 'GET /hello on bare Fastify (ceiling)', ceilingRequest, () => load(ceilingRequest, settings));
-  await ceiling.stop();
-  cleanups.pop();
-
   const serviceScenarios = ['mint', 'list', 'listIdentity', 'detail'].filter((name) => only.has(name));
-  // One warm-up pass over every scenario first, so that none is measured while the process is still
-  // compiling or filling caches that a later one then enjoys (order would otherwise skew the figures).
-  for (const name of serviceScenarios) await load(requests[name], { ...settings, seconds: settings.warmupSeconds, warmupSeconds: 0 });
-  for (const name of serviceScenarios) {
-    await measure(name, requests[name].title, requests[name], () => load(requests[name], settings));
-  }
-
-  // The same list with the catalogue cache off: what every cache miss costs (one PostgreSQL query per page).
-  if (only.has('listUncached')) {
-    const uncached = await startService(database.url, { env: { CATALOGUE_CACHE_SECONDS: '0' } });
-    cleanups.push(() => uncached.stop());
-    const request = {
-      ...requests.list,
-      title: 'GET /v1/catalogue/products (catalogue cache off)',
-      url: requests.list.url.replace(service.base, uncached.base),
-    };
-    await measure('listUncached', request.title, request, () => load(request, settings));
-    await uncached.stop();
+  if (!telemetryOnly) {
+    // (a) the ceiling, measured while the service idles (it is started, but receives nothing).
+    const ceiling = await startCeiling();
+    cleanups.push(() => ceiling.stop());
+    const ceilingRequest = { url: `${ceiling.base}/hello`, method: 'GET', headers: {} };
+    await measure('ceiling', 'GET /hello on bare Fastify (ceiling)', ceilingRequest, () => load(ceilingRequest, settings));
+    await ceiling.stop();
     cleanups.pop();
+
+    // One warm-up pass over every scenario first, so that none is measured while the process is still
+    // compiling or filling caches that a later one then enjoys (order would otherwise skew the figures).
+    for (const name of serviceScenarios) await load(requests[name], { ...settings, seconds: settings.warmupSeconds, warmupSeconds: 0 });
+    for (const name of serviceScenarios) {
+      await measure(name, requests[name].title, requests[name], () => load(requests[name], settings));
+    }
+
+    // The same list with the catalogue cache off: what every cache miss costs (one PostgreSQL query per page).
+    if (only.has('listUncached')) {
+      const uncached = await startService(database.url, { env: { CATALOGUE_CACHE_SECONDS: '0' } });
+      cleanups.push(() => uncached.stop());
+      const request = {
+        ...requests.list,
+        title: 'GET /v1/catalogue/products (catalogue cache off)',
+        url: requests.list.url.replace(service.base, uncached.base),
+      };
+      await measure('listUncached', request.title, request, () => load(request, settings));
+      await uncached.stop();
+      cleanups.pop();
+    }
   }
 
-  const telemetry =
-    args.telemetry || args['telemetry-aa']
-      ? await compareTelemetry(database.url, { apiKey: store.apiKey, slug, names: serviceScenarios, control: args['telemetry-aa'] })
-      : undefined;
+  const telemetry = compareTelemetryToo
+    ? await compareTelemetry(database.url, { apiKey: store.apiKey, slug, names: serviceScenarios, control: args['telemetry-aa'] })
+    : undefined;
 
   const serviceOutput = service.output();
   await service.stop();
@@ -130,10 +135,11 @@ async function main() {
   cleanups.pop();
 
   // Ratios and verdicts.
-  const ceilingRps = scenarios.ceiling.rps.mean;
-  for (const [name, scenario] of Object.entries(scenarios)) {
-    if (name !== 'ceiling') scenario.ratioToCeiling = Number((scenario.rps.mean / ceilingRps).toFixed(3));
-  }
+  const ceilingRps = scenarios.ceiling?.rps.mean;
+  if (ceilingRps)
+    for (const [name, scenario] of Object.entries(scenarios)) {
+      if (name !== 'ceiling') scenario.ratioToCeiling = Number((scenario.rps.mean / ceilingRps).toFixed(3));
+    }
   const aims = [];
   if (scenarios.list)
     aims.push(
