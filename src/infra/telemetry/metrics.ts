@@ -1,5 +1,6 @@
 import { type Attributes, metrics, type Meter } from '@opentelemetry/api';
 import type pg from 'pg';
+import { type DurationSeries, RequestDurations } from './request-durations.js';
 
 /**
  * The service's own metrics (the `storefront.*` names, and the pools' under OpenTelemetry's database
@@ -87,11 +88,6 @@ function createInstruments(meter: Meter) {
     });
 
   return {
-    httpRequestDuration: meter.createHistogram('http.server.request.duration', {
-      description: 'Duration of HTTP server requests.',
-      unit: 's',
-      advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10] },
-    }),
     rateLimitRefusals: meter.createCounter('storefront.rate_limit.refusals', {
       description: 'Requests refused with 429, by the limit that refused them.',
       unit: '{request}',
@@ -125,17 +121,15 @@ export function observeFoldLag(read: () => Promise<number>): void {
   ours();
 }
 
-/** A request's measurement attributes: its method, route template (none when no route matched) and status. */
-export function httpRequestAttributes(method: string, route: string | undefined, status: number): Attributes {
+/** `http.server.request.duration`, read by every metric reader the SDK starts (telemetry-sdk.ts). */
+export const requestDurations = new RequestDurations();
+
+/** The series of `http.server.request.duration` of a route template (none when no route matched), method and status. */
+export function httpRequestSeries(method: string, route: string | undefined, status: number): DurationSeries {
   const attributes: Attributes = { 'http.request.method': method, 'http.response.status_code': status };
   if (route) attributes['http.route'] = route;
   if (status >= 500) attributes['error.type'] = String(status);
-  return attributes;
-}
-
-/** A request answered in `seconds`, with its httpRequestAttributes. */
-export function recordHttpRequest(seconds: number, attributes: Attributes): void {
-  ours().httpRequestDuration.record(seconds, attributes);
+  return requestDurations.series(attributes);
 }
 
 export function countRateLimitRefusal(limiter: RateLimiter): void {

@@ -1,9 +1,10 @@
 import { EntityManager } from '@mikro-orm/postgresql';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance, onRequestHookHandler, RouteHandlerMethod } from 'fastify';
-import { type Attributes, context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type pg from 'pg';
-import { httpRequestAttributes, observePool, recordHttpRequest } from './metrics.js';
+import { httpRequestSeries, observePool } from './metrics.js';
+import type { DurationSeries } from './request-durations.js';
 import { telemetryState } from './state.js';
 
 const tracer = trace.getTracer('storefront');
@@ -20,20 +21,20 @@ declare module 'fastify' {
 }
 
 /**
- * One route's template and the attributes of its measurements, made once per method and status: a cached read
- * of 30 µs is answered tens of thousands of times a second, each building the same attributes otherwise.
+ * One route's template (none for requests no route matched) and its series of request durations, made once per
+ * method and status: a cached read of 30 µs is answered tens of thousands of times a second.
  */
 class RouteTelemetry {
-  private readonly attributes = new Map<string, Map<number, Attributes>>();
+  private readonly series = new Map<string, Map<number, DurationSeries>>();
 
-  constructor(readonly url: string) {}
+  constructor(readonly url: string | undefined) {}
 
-  measured(method: string, status: number): Attributes {
-    let byStatus = this.attributes.get(method);
-    if (!byStatus) this.attributes.set(method, (byStatus = new Map()));
-    let attributes = byStatus.get(status);
-    if (!attributes) byStatus.set(status, (attributes = httpRequestAttributes(method, this.url, status)));
-    return attributes;
+  durations(method: string, status: number): DurationSeries {
+    let byStatus = this.series.get(method);
+    if (!byStatus) this.series.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) byStatus.set(status, (series = httpRequestSeries(method, this.url, status)));
+    return series;
   }
 }
 
@@ -51,6 +52,7 @@ export async function registerTelemetry(app: NestFastifyApplication): Promise<vo
   // `request.routeOptions` builds an object of a dozen fields on each read. A request refused before its route's
   // own hooks ran (by the request guards) is looked up through it.
   const routes = new Map<string, RouteTelemetry>();
+  const unmatched = new RouteTelemetry(undefined);
   fastify.decorateRequest(ROUTE, null);
   fastify.addHook('onRoute', (route) => {
     let telemetry = routes.get(route.url);
@@ -91,14 +93,11 @@ export async function registerTelemetry(app: NestFastifyApplication): Promise<vo
   fastify.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     // None for a path no route matches, so that scanners' paths never name a span or a series.
-    const route = request[ROUTE] ?? routes.get(request.routeOptions.url ?? '');
-    if (metrics) {
-      const seconds = reply.elapsedTime / 1000;
-      recordHttpRequest(seconds, route ? route.measured(request.method, status) : httpRequestAttributes(request.method, undefined, status));
-    }
+    const route = request[ROUTE] ?? routes.get(request.routeOptions.url ?? '') ?? unmatched;
+    if (metrics) route.durations(request.method, status).record(reply.elapsedTime / 1000);
     const span = request[SPAN];
     if (span?.isRecording()) {
-      if (route) span.updateName(`${request.method} ${route.url}`).setAttribute('http.route', route.url);
+      if (route.url) span.updateName(`${request.method} ${route.url}`).setAttribute('http.route', route.url);
       const storeId = request.principal?.storeId ?? request.admin?.storeId ?? request.apiKey?.storeId;
       span.setAttribute('http.response.status_code', status);
       if (storeId) span.setAttribute('storefront.store_id', storeId);

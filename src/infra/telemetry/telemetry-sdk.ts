@@ -3,10 +3,17 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { OTLPMetricExporter as OtlpJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OtlpProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import { AggregationType, type IMetricReader, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  AggregationType,
+  type IMetricReader,
+  InstrumentType,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import type { AppConfig } from '../config/app-config.js';
+import { requestDurations } from './metrics.js';
 import { telemetryState } from './state.js';
 import { DEFAULT_REQUEST_TRACES_PER_SECOND, RateLimitedRequestSampler } from './tracing.js';
 
@@ -33,7 +40,12 @@ export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv =
   const tracing = otlpEndpoint(env, 'TRACES') !== undefined && env.OTEL_TRACES_EXPORTER !== 'none';
   const readers: IMetricReader[] = [];
   if (config.METRICS_PORT !== undefined) {
-    const prometheus = new PrometheusExporter({ host: config.HOST, port: config.METRICS_PORT, preventServerStart: true });
+    const prometheus = new PrometheusExporter({
+      host: config.HOST,
+      port: config.METRICS_PORT,
+      preventServerStart: true,
+      metricProducers: [requestDurations.producer(() => AggregationTemporality.CUMULATIVE)],
+    });
     // Started here rather than by the exporter, so that a port in use stops the start with its error.
     await prometheus.startServer();
     readers.push(prometheus);
@@ -43,7 +55,12 @@ export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv =
     const exporter = protocol === 'http/json' ? new OtlpJsonMetricExporter() : new OtlpProtobufMetricExporter();
     const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL) || 60_000;
     readers.push(
-      new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: interval, exportTimeoutMillis: Math.min(interval, 30_000) }),
+      new PeriodicExportingMetricReader({
+        exporter,
+        exportIntervalMillis: interval,
+        exportTimeoutMillis: Math.min(interval, 30_000),
+        metricProducers: [requestDurations.producer(() => exporter.selectAggregationTemporality(InstrumentType.HISTOGRAM))],
+      }),
     );
   }
   if (!tracing && readers.length === 0) return null;
