@@ -1,7 +1,5 @@
 import { AwsInstrumentation } from '@opentelemetry/instrumentation-aws-sdk';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { OTLPMetricExporter as OtlpJsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as OtlpProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import {
   AggregationTemporality,
@@ -14,6 +12,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ParentBasedSampler } from '@opentelemetry/sdk-trace';
 import type { AppConfig } from '../config/app-config.js';
 import { requestDurations } from './metrics.js';
+import { OtlpWorkerExporters } from './otlp-worker-exporters.js';
 import { telemetryState } from './state.js';
 import { DEFAULT_REQUEST_TRACES_PER_SECOND, RateLimitedRequestSampler } from './tracing.js';
 
@@ -50,16 +49,22 @@ export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv =
     await prometheus.startServer();
     readers.push(prometheus);
   }
-  if (otlpEndpoint(env, 'METRICS') !== undefined && env.OTEL_METRICS_EXPORTER !== 'none') {
-    const protocol = env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
-    const exporter = protocol === 'http/json' ? new OtlpJsonMetricExporter() : new OtlpProtobufMetricExporter();
+  // OTLP over HTTP (protobuf, or JSON with the protocol `http/json`) is sent from a worker thread
+  // (otlp-worker-exporters.ts); traces over gRPC, or to any other exporter OTEL_TRACES_EXPORTER names, as the SDK sends them.
+  const protocol = (signal: 'TRACES' | 'METRICS') =>
+    env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`] ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  const otlpMetrics = otlpEndpoint(env, 'METRICS') !== undefined && env.OTEL_METRICS_EXPORTER !== 'none';
+  const tracesThroughWorker = tracing && protocol('TRACES').startsWith('http/') && (env.OTEL_TRACES_EXPORTER ?? 'otlp').trim() === 'otlp';
+  const otlpWorker = tracesThroughWorker || otlpMetrics ? new OtlpWorkerExporters(env) : undefined;
+  if (otlpWorker && otlpMetrics) {
+    const exporter = otlpWorker.metricExporter(protocol('METRICS') === 'http/json');
     const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL) || 60_000;
     readers.push(
       new PeriodicExportingMetricReader({
         exporter,
         exportIntervalMillis: interval,
         exportTimeoutMillis: Math.min(interval, 30_000),
-        metricProducers: [requestDurations.producer(() => exporter.selectAggregationTemporality(InstrumentType.HISTOGRAM))],
+        metricProducers: [requestDurations.producer(() => exporter.selectAggregationTemporality!(InstrumentType.HISTOGRAM))],
       }),
     );
   }
@@ -71,6 +76,7 @@ export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv =
     metricReaders: readers,
     // Traces from the OTEL_* variables (exporter, protocol, sampler…); none at all without an endpoint.
     ...(tracing ? {} : { spanProcessors: [] }),
+    ...(tracesThroughWorker ? { traceExporter: otlpWorker!.traceExporter(protocol('TRACES') === 'http/json') } : {}),
     ...(defaultSampler ? { sampler: new ParentBasedSampler({ root: defaultSampler }) } : {}),
     logRecordProcessors: [],
     views: [
@@ -99,5 +105,5 @@ export async function startTelemetry(config: AppConfig, env: NodeJS.ProcessEnv =
   telemetryState.tracing = tracing;
   telemetryState.metrics = readers.length > 0;
   if (defaultSampler) telemetryState.mayKeepRequestTrace = () => defaultSampler.mayKeep();
-  return { shutdown: () => sdk.shutdown() };
+  return { shutdown: () => sdk.shutdown().finally(() => otlpWorker?.close()) };
 }

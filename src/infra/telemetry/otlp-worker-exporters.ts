@@ -1,0 +1,97 @@
+import { Worker } from 'node:worker_threads';
+import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
+import { OTLPMetricExporterBase } from '@opentelemetry/exporter-metrics-otlp-http';
+import { type IOtlpExportDelegate, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
+import {
+  type ISerializer,
+  JsonMetricsSerializer,
+  JsonTraceSerializer,
+  ProtobufMetricsSerializer,
+  ProtobufTraceSerializer,
+} from '@opentelemetry/otlp-transformer';
+import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+
+export type OtlpSignal = 'traces' | 'metrics';
+type Request = { kind: 'export'; signal: OtlpSignal; json: boolean; bytes: Uint8Array } | { kind: 'flush' | 'shutdown' };
+export type ToWorker = Request & { id: number };
+interface FromWorker {
+  id: number;
+  code: ExportResultCode;
+  error?: string;
+}
+
+/**
+ * OTLP exporters (over HTTP, protobuf or JSON) whose requests are sent from a worker thread. Spans and metrics are
+ * serialized here, as the SDK's own exporters do; the HTTP request goes out from the worker (otlp-export-worker.ts),
+ * with the SDK's own delegate there. Sent from the service's own thread, the exporters' HTTP client shared Node's
+ * streams and HTTP code with the API's server: the client's objects turned property reads in that code megamorphic
+ * for every request after (callgrind of a cached catalogue read: Node's stream functions reading properties through
+ * the megamorphic stub cache only with the export on), a cost of 5–8 % of a cached read's throughput
+ * (README "Telemetry", "Overhead"). A worker has a JavaScript engine of its own, and its own such state.
+ */
+export class OtlpWorkerExporters {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, (answer: FromWorker) => void>();
+  private lastId = 0;
+  private stopped: string | null = null;
+
+  /** `env`: where the worker reads the OTEL_EXPORTER_OTLP_* variables. */
+  constructor(env: NodeJS.ProcessEnv) {
+    this.worker = new Worker(new URL('./otlp-export-worker.js', import.meta.url), { env });
+    // Never what keeps the process alive: close() sends what is left.
+    this.worker.unref();
+    this.worker.on('message', (answer: FromWorker) => {
+      this.waiting.get(answer.id)?.(answer);
+      this.waiting.delete(answer.id);
+    });
+    this.worker.on('error', (error) => this.stop(`the OTLP export worker failed: ${error.message}`));
+    this.worker.on('exit', () => this.stop('the OTLP export worker stopped'));
+  }
+
+  traceExporter(json: boolean): SpanExporter {
+    return new OTLPExporterBase<ReadableSpan[]>(this.delegate('traces', json, json ? JsonTraceSerializer : ProtobufTraceSerializer));
+  }
+
+  /** Its temporality and aggregation chosen as the SDK's OTLP metric exporter chooses them (OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE). */
+  metricExporter(json: boolean): PushMetricExporter {
+    return new OTLPMetricExporterBase(this.delegate('metrics', json, json ? JsonMetricsSerializer : ProtobufMetricsSerializer));
+  }
+
+  /** Sends what is in flight, then stops the worker. */
+  async close(): Promise<void> {
+    await this.ask({ kind: 'shutdown' }).catch(() => undefined);
+    await this.worker.terminate();
+  }
+
+  private delegate<T>(signal: OtlpSignal, json: boolean, serializer: ISerializer<T, unknown>): IOtlpExportDelegate<T> {
+    return {
+      export: (items, resultCallback: (result: ExportResult) => void) => {
+        const bytes = serializer.serializeRequest(items);
+        if (!bytes) return resultCallback({ code: ExportResultCode.FAILED, error: new Error('Nothing to send') });
+        void this.ask({ kind: 'export', signal, json, bytes }).then((answer) =>
+          resultCallback({ code: answer.code, error: answer.error === undefined ? undefined : new Error(answer.error) }),
+        );
+      },
+      forceFlush: () => this.ask({ kind: 'flush' }).then(() => undefined),
+      // The worker is shared by both signals: close() stops it once the SDK has shut every exporter down.
+      shutdown: () => this.ask({ kind: 'flush' }).then(() => undefined),
+      setMetrics: () => undefined,
+    };
+  }
+
+  private ask(request: Request): Promise<FromWorker> {
+    const id = ++this.lastId;
+    if (this.stopped !== null) return Promise.resolve({ id, code: ExportResultCode.FAILED, error: this.stopped });
+    return new Promise((answered) => {
+      this.waiting.set(id, answered);
+      this.worker.postMessage({ ...request, id } satisfies ToWorker);
+    });
+  }
+
+  private stop(error: string): void {
+    this.stopped ??= error;
+    for (const [id, answered] of this.waiting) answered({ id, code: ExportResultCode.FAILED, error });
+    this.waiting.clear();
+  }
+}
