@@ -46,8 +46,8 @@ export class DurationSeries {
  * `http.server.request.duration`, aggregated as the SDK's explicit-bucket histogram does, in series the caller
  * makes once (per route, method and status) and records into directly; read by each metric reader through a
  * MetricProducer, the SDK's way in for measurements it does not aggregate itself. The SDK's own histogram finds a
- * measurement's series by its attributes on each record: sorted, turned into JSON and hashed, about 7,000
- * instructions a request, most of telemetry's cost on a cached catalogue read (README "Telemetry", "Overhead").
+ * measurement's series by its attributes on each record: sorted, turned into JSON and hashed, 720 ns and 8,500
+ * instructions a measurement against 4 ns here (README "Telemetry", "Overhead").
  */
 export class RequestDurations {
   private readonly all: DurationSeries[] = [];
