@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import type { ExportResult } from '@opentelemetry/core';
+import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { type IOtlpExportDelegate } from '@opentelemetry/otlp-exporter-base';
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
 import {
@@ -36,10 +36,12 @@ const SIGNALS = {
   },
 } as const;
 
-const delegates = new Map<OtlpSignal, IOtlpExportDelegate<Uint8Array>>();
+/** One delegate per signal and encoding, made at its first export. */
+const delegates = new Map<string, IOtlpExportDelegate<Uint8Array>>();
 
 function delegateOf(signal: OtlpSignal, json: boolean): IOtlpExportDelegate<Uint8Array> {
-  let delegate = delegates.get(signal);
+  const key = `${signal} ${json ? 'json' : 'protobuf'}`;
+  let delegate = delegates.get(key);
   if (!delegate) {
     const { env, path, helper } = SIGNALS[signal];
     const serializer = (json ? SIGNALS[signal].json : SIGNALS[signal].protobuf) as ISerializer<unknown, unknown>;
@@ -53,7 +55,7 @@ function delegateOf(signal: OtlpSignal, json: boolean): IOtlpExportDelegate<Uint
     // The exporter's own metrics are not made here (no meter provider in the worker): it has nothing to count.
     const uncounted: IExporterMetricsHelper<Uint8Array> = { name: helper.name, countItems: () => 0 };
     delegate = createOtlpHttpExportDelegate(options, passThrough, `otlp_http_${signal}_exporter`, uncounted, undefined);
-    delegates.set(signal, delegate);
+    delegates.set(key, delegate);
   }
   return delegate;
 }
@@ -62,7 +64,7 @@ parentPort!.on('message', (message: ToWorker) => {
   const answer = (result: ExportResult | null, error?: unknown) =>
     parentPort!.postMessage({
       id: message.id,
-      code: result?.code ?? 1,
+      code: result?.code ?? ExportResultCode.FAILED,
       error: error === undefined ? result?.error?.message : String(error),
     });
   if (message.kind === 'export') {
@@ -76,7 +78,7 @@ parentPort!.on('message', (message: ToWorker) => {
   const all = [...delegates.values()];
   const done = message.kind === 'flush' ? Promise.all(all.map((one) => one.forceFlush())) : Promise.all(all.map((one) => one.shutdown()));
   done.then(
-    () => answer({ code: 0 }),
+    () => answer({ code: ExportResultCode.SUCCESS }),
     (error) => answer(null, error),
   );
 });

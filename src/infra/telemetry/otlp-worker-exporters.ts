@@ -61,11 +61,12 @@ export class OtlpWorkerExporters {
 
   /** Sends what is in flight, then stops the worker. */
   async close(): Promise<void> {
-    await this.ask({ kind: 'shutdown' }).catch(() => undefined);
+    await this.ask({ kind: 'shutdown' });
     await this.worker.terminate();
   }
 
   private delegate<T>(signal: OtlpSignal, json: boolean, serializer: ISerializer<T, unknown>): IOtlpExportDelegate<T> {
+    const flush = () => this.ask({ kind: 'flush' }).then(() => undefined);
     return {
       export: (items, resultCallback: (result: ExportResult) => void) => {
         const bytes = serializer.serializeRequest(items);
@@ -74,9 +75,9 @@ export class OtlpWorkerExporters {
           resultCallback({ code: answer.code, error: answer.error === undefined ? undefined : new Error(answer.error) }),
         );
       },
-      forceFlush: () => this.ask({ kind: 'flush' }).then(() => undefined),
+      forceFlush: flush,
       // The worker is shared by both signals: close() stops it once the SDK has shut every exporter down.
-      shutdown: () => this.ask({ kind: 'flush' }).then(() => undefined),
+      shutdown: flush,
       setMetrics: () => undefined,
     };
   }
